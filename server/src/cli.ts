@@ -1,0 +1,57 @@
+import { pathToFileURL } from 'node:url';
+import { loadConfig, type AppConfig } from './config.js';
+import { openDatabase, type Database } from './db/orm.js';
+import { createLogger } from './logger.js';
+import { exitOnStartupError } from './main.js';
+
+interface CommandContext {
+  config: AppConfig;
+  db: Database;
+  print(line: string): void;
+}
+
+type Command = { summary: string; run(ctx: CommandContext): Promise<void> };
+
+/** Maintenance commands: `npm run cli -- <command>`. */
+export const commands: Record<string, Command> = {
+  migrate: {
+    summary: 'apply every pending checked-in database migration',
+    async run({ db, print }) {
+      const applied = await db.migrate();
+      print(applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.length} migration(s): ${applied.join(', ')}`);
+    },
+  },
+  'migrations:pending': {
+    summary: 'list checked-in migrations not yet applied',
+    async run({ db, print }) {
+      const pending = await db.pendingMigrations();
+      print(pending.length === 0 ? 'No pending migrations.' : pending.join('\n'));
+    },
+  },
+};
+
+function usage(): string {
+  return ['Usage: npm run cli -- <command>', '', 'Commands:', ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(22)}${c.summary}`)].join('\n');
+}
+
+export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.env, print = (line: string) => process.stdout.write(`${line}\n`)): Promise<number> {
+  const name = argv[0];
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    print(usage());
+    return name && name !== 'help' && name !== '--help' ? 2 : 0;
+  }
+  const config = loadConfig(env);
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolSize: 2 });
+  try {
+    await command.run({ config, db, print });
+  } finally {
+    await db.close();
+  }
+  return 0;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCli(process.argv.slice(2)).then((code) => process.exit(code), exitOnStartupError);
+}

@@ -1,0 +1,78 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import type { MigrationObject } from '@mikro-orm/core';
+import { migrations as checkedInMigrations } from '@exb/migrations';
+import type { Logger } from 'pino';
+import { entities } from './entities/index.js';
+import { startEmbeddedPostgres } from './embedded.js';
+
+export interface DatabaseOptions {
+  /** `postgres://` URL of an external server; without it an embedded PostgreSQL starts in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logger: Logger;
+  /** The migrations the service expects; tests pass a longer list to see `/ready` report pending ones. */
+  migrations?: MigrationObject[];
+  poolSize?: number;
+}
+
+export interface Database {
+  orm: MikroORM;
+  mode: 'external' | 'embedded';
+  /** Applies pending migrations; returns the names applied. */
+  migrate(): Promise<string[]>;
+  pendingMigrations(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  const { logger } = options;
+  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, logger);
+  const clientUrl = options.databaseUrl ?? embedded!.url;
+  let orm: MikroORM;
+  try {
+    orm = await MikroORM.init({
+      clientUrl,
+      entities,
+      extensions: [Migrator],
+      migrations: {
+        migrationsList: options.migrations ?? checkedInMigrations,
+        tableName: 'mikro_orm_migrations',
+        transactional: true,
+        allOrNothing: true,
+        snapshot: false,
+        silent: true,
+      },
+      pool: { min: 0, max: options.poolSize ?? 10 },
+      debug: false,
+      logger: (message) => logger.debug({ orm: message }, 'orm'),
+    });
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+
+  const database: Database = {
+    orm,
+    mode: embedded ? 'embedded' : 'external',
+    async migrate() {
+      const applied = await orm.migrator.up();
+      return applied.map((migration) => migration.name);
+    },
+    async pendingMigrations() {
+      const pending = await orm.migrator.getPending();
+      return pending.map((migration) => migration.name);
+    },
+    async close() {
+      await orm.close(true);
+      await embedded?.stop();
+    },
+  };
+
+  // The embedded database belongs to this process alone, so it is always brought up to date at start.
+  if (embedded) {
+    const applied = await database.migrate();
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  }
+  return database;
+}

@@ -1,0 +1,88 @@
+import type { FastifyInstance } from 'fastify';
+import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
+import type { AppContext } from '../context.js';
+import { buildRegistrationDocument } from '../domain/lti-registration.js';
+import { htmlSecurityHeaders } from './shell.js';
+import { staticPage } from './static-page.js';
+
+const UP = { status: 'UP' } as const;
+
+/** Public and health routes, the key set and the registration document (Document 1, "Public and health"). */
+export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { config, shell, db } = ctx;
+  const base = config.baseUrl;
+
+  // Built once: the values only change with the configuration.
+  const registration = buildRegistrationDocument({
+    baseUrl: base,
+    lmsPlatform: config.lmsPlatform,
+    courseNavigationVisibleToStudents: config.lti.courseNavigationVisibleToStudents,
+  });
+  const keySet = { keys: ctx.toolKeys.map((key) => key.publicJwk) };
+  const setupValues = {
+    toolUrl: `${base}/lti/launch`,
+    healthUrl: `${base}/health`,
+    ltiConfigUrl: `${base}/lti/config`,
+    jwksUrl: `${base}/.well-known/jwks.json`,
+    detectorUrl: `${base}/js/lms-exb-detector.js`,
+    themeLoaderUrl: `${base}/js/lms-exb-theme-loader.js`,
+    ltiLoginUrl: `${base}/lti/login`,
+    oauthRedirectUri: config.oauth.redirectUri,
+    applicationScopes: [...APPLICATION_SCOPES],
+    adminScopes: [...ADMIN_SCOPES],
+  };
+
+  app.get('/', async (_request, reply) => {
+    const testbed = config.testbedEnabled
+      ? {
+          lmsUrl: config.lmsUrl,
+          launchPageUrl: config.usesDevelopmentLms ? `${config.lmsUrl}/` : undefined,
+          ltiIssuer: config.lti.issuer,
+          ltiClientId: config.lti.clientId,
+          deploymentIds: config.lti.deploymentIds,
+          databaseMode: db.mode,
+          configEncryptionEnabled: config.exb.configEncryptionEnabled,
+        }
+      : undefined;
+    return shell.send(reply, { view: 'service-status', status: 'UP', ...(testbed ? { testbed } : {}) });
+  });
+
+  app.get('/login', async (_request, reply) =>
+    reply
+      .headers(htmlSecurityHeaders(config.lmsUrl))
+      .type('text/html; charset=utf-8')
+      .send(
+        staticPage('Open this tool from your LMS', [
+          'Exam browser enforcement works inside your learning management system.',
+          'Go back to your course or account in the LMS and open the tool from its navigation menu.',
+        ]),
+      ),
+  );
+
+  for (const path of ['/health', '/login/health', '/js/health']) {
+    app.get(path, async (_request, reply) => reply.header('cache-control', 'no-store').send(UP));
+  }
+
+  app.get('/ready', async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    try {
+      const pending = await db.pendingMigrations();
+      if (pending.length > 0) return reply.code(503).send({ status: 'MIGRATIONS_PENDING', pendingMigrations: pending.length });
+      return reply.send({ status: 'READY' });
+    } catch (error) {
+      request.log.warn({ err: error }, 'readiness check failed');
+      return reply.code(503).send({ status: 'DATABASE_UNAVAILABLE' });
+    }
+  });
+
+  app.get('/setup', async (_request, reply) => shell.send(reply, { view: 'admin-setup', ...setupValues }));
+  app.get('/setup/guide', async (_request, reply) =>
+    shell.send(reply, { view: 'admin-setup', detailed: true, ...setupValues }),
+  );
+
+  app.get('/.well-known/jwks.json', async (_request, reply) =>
+    reply.header('cache-control', 'public, max-age=300').send(keySet),
+  );
+
+  app.get('/lti/config', async (_request, reply) => reply.type('application/json; charset=utf-8').send(registration));
+}

@@ -1,0 +1,66 @@
+import { pathToFileURL } from 'node:url';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/orm.js';
+import { createLogger } from './logger.js';
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Validates the configuration, opens the database (embedded when DATABASE_URL is unset) and starts listening. */
+export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
+  const config = loadConfig(env);
+  const logger = createLogger(config.logLevel);
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  let app;
+  try {
+    app = await buildApp({ config, logger, db });
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  logger.info({ baseUrl: config.baseUrl, database: db.mode, lmsUrl: config.lmsUrl }, 'service started');
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      await app.close();
+      await db.close();
+      logger.info('service stopped');
+    })();
+    return closing;
+  };
+  return { url: config.baseUrl, close };
+}
+
+/** Stops cleanly on SIGINT/SIGTERM: in-flight requests finish, new ones get 503, then the database closes. */
+export function closeOnSignals(server: RunningServer): void {
+  const stop = (signal: NodeJS.Signals) => {
+    process.stderr.write(`received ${signal}, shutting down\n`);
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+export function exitOnStartupError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`The service could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  startServer().then(closeOnSignals, exitOnStartupError);
+}

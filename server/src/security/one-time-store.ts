@@ -1,0 +1,80 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { open, seal } from './aead.js';
+import { randomToken, sha256Hex } from './random-token.js';
+
+export interface IssuedToken {
+  token: string;
+  expiresAt: Date;
+}
+
+/**
+ * One-time tokens kept in PostgreSQL. The token itself is never stored: rows are keyed by its SHA-256 and the payload
+ * is sealed with AES-GCM bound to the row id and purpose. `consume` is one conditional UPDATE, so among any number of
+ * parallel requests on any number of instances exactly one wins.
+ */
+export class OneTimeStore {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly key: Buffer,
+  ) {}
+
+  async issue(purpose: string, payload: unknown, ttlSeconds: number): Promise<IssuedToken> {
+    const token = randomToken();
+    const id = sha256Hex(token);
+    const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+    const sealed = seal(this.key, Buffer.from(JSON.stringify(payload), 'utf8'), `${purpose}:${id}`);
+    await this.orm.em
+      .getConnection()
+      .execute('insert into one_time_token (id, purpose, payload, expires_at) values (?, ?, ?, ?)', [
+        id,
+        purpose,
+        sealed,
+        expiresAt,
+      ]);
+    return { token, expiresAt };
+  }
+
+  /** Reads an unexpired, unconsumed token without consuming it. */
+  async peek<T>(purpose: string, token: string): Promise<T | null> {
+    const id = sha256Hex(token);
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ payload: Buffer }[]>(
+        'select payload from one_time_token where id = ? and purpose = ? and consumed_at is null and expires_at > now()',
+        [id, purpose],
+      );
+    return this.unseal<T>(purpose, id, rows[0]?.payload);
+  }
+
+  /** Atomically marks the token consumed and returns its payload; `null` for unknown, expired or already used. */
+  async consume<T>(purpose: string, token: string): Promise<T | null> {
+    const id = sha256Hex(token);
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ payload: Buffer }[]>(
+        `update one_time_token set consumed_at = now()
+         where id = ? and purpose = ? and consumed_at is null and expires_at > now()
+         returning payload`,
+        [id, purpose],
+      );
+    return this.unseal<T>(purpose, id, rows[0]?.payload);
+  }
+
+  /** Deletes rows that can no longer be used; returns how many. */
+  async purgeExpired(olderThanSeconds = 3600): Promise<number> {
+    const result = await this.orm.em
+      .getConnection()
+      .execute<{ affectedRows: number }>(
+        "delete from one_time_token where expires_at < now() - (? * interval '1 second')",
+        [olderThanSeconds],
+        'run',
+      );
+    return result.affectedRows;
+  }
+
+  private unseal<T>(purpose: string, id: string, sealed: Buffer | undefined): T | null {
+    if (!sealed) return null;
+    const plaintext = open(this.key, sealed, `${purpose}:${id}`);
+    return plaintext ? (JSON.parse(plaintext.toString('utf8')) as T) : null;
+  }
+}

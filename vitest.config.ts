@@ -1,0 +1,29 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+// Tests run the TypeScript sources directly; workspace packages resolve to their sources so no build is needed for unit
+// and route tests. Browser tests use the built client and detector bundles (npm test builds first).
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@exb\/shared$/, replacement: here('./shared/src/index.ts') },
+      { find: /^@exb\/shared\/(.*)\.js$/, replacement: here('./shared/src/$1.ts') },
+      { find: /^@exb\/migrations$/, replacement: here('./migrations/src/index.ts') },
+      { find: /^@exb\/server$/, replacement: here('./server/src/app.ts') },
+      { find: /^@exb\/server\/(.*)\.js$/, replacement: here('./server/src/$1.ts') },
+    ],
+  },
+  test: {
+    globalSetup: [here('./test-support/global-setup.ts')],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'shared', include: ['shared/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'server', include: ['server/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'detector', include: ['detector/test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', include: ['e2e/test/**/*.test.ts'] } },
+    ],
+  },
+});
