@@ -1,0 +1,59 @@
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { principalSchema, type Principal } from '../domain/principal.js';
+import { randomToken, sha256Hex } from './random-token.js';
+
+/**
+ * What the encrypted session cookie holds. `sid` is a random session id, replaced at every successful launch (so a
+ * session fixed before a launch is worthless after it); later flows bind to its SHA-256, never to the id itself.
+ */
+export const sessionDataSchema = z.object({
+  sid: z.string().length(43),
+  principal: principalSchema,
+  /** The launch's validated target path (`/lti/launch` or `/exb/launch/:contentId`), from the signed token. */
+  launchTarget: z.string().max(2048),
+  /** The LMS page to return to (course or account), built from signed claims. */
+  lmsReturnUrl: z.string().max(2048).optional(),
+  /** Completed exam-browser launches: content id → epoch milliseconds. */
+  exbLaunches: z.record(z.string(), z.number()).default({}),
+  createdAt: z.number(),
+});
+
+export type SessionData = z.infer<typeof sessionDataSchema>;
+
+const SESSION_KEY = 'data';
+
+/** The current session, or `null` when there is none or it does not validate (e.g. after a format change). */
+export function readSession(request: FastifyRequest): SessionData | null {
+  const parsed = sessionDataSchema.safeParse(request.session.get(SESSION_KEY));
+  return parsed.success ? parsed.data : null;
+}
+
+export function readPrincipal(request: FastifyRequest): Principal | null {
+  return readSession(request)?.principal ?? null;
+}
+
+/** Replaces whatever session the browser had with a new one carrying a fresh session id. */
+export function startSession(
+  request: FastifyRequest,
+  data: Omit<SessionData, 'sid' | 'createdAt' | 'exbLaunches'> & Partial<Pick<SessionData, 'exbLaunches'>>,
+): SessionData {
+  const session: SessionData = { exbLaunches: {}, ...data, sid: randomToken(), createdAt: Date.now() };
+  request.session.regenerate();
+  request.session.set(SESSION_KEY, session);
+  return session;
+}
+
+export function updateSession(request: FastifyRequest, session: SessionData): void {
+  request.session.set(SESSION_KEY, session);
+}
+
+export function sessionBindingHash(session: Pick<SessionData, 'sid'>): string {
+  return sha256Hex(session.sid);
+}
+
+declare module '@fastify/secure-session' {
+  interface SessionData {
+    data: unknown;
+  }
+}
