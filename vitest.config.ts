@@ -17,6 +17,7 @@ export default defineConfig({
   },
   test: {
     globalSetup: [here('./test-support/global-setup.ts')],
+    reporters: ['default', here('./test-support/summary-reporter.ts')],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
