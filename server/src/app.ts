@@ -12,6 +12,7 @@ import type { Database } from './db/orm.js';
 import { registerErrorHandlers } from './http/errors.js';
 import { registerPublicRoutes } from './http/public.js';
 import { readClientAssets, ShellRenderer } from './http/shell.js';
+import { registerTrpcRoutes } from './http/trpc.js';
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
@@ -77,5 +78,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   registerErrorHandlers(app);
   await registerPublicRoutes(app, ctx);
+  await registerTrpcRoutes(app, ctx);
   return app;
 }
