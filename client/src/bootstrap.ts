@@ -1,0 +1,56 @@
+import { z } from './lib/zod';
+
+/** The element every server-rendered shell carries its data in. */
+export const BOOTSTRAP_ELEMENT_ID = 'exb-bootstrap';
+
+/**
+ * What every shell has in common. Views validate the rest themselves, so unknown keys are kept
+ * rather than stripped.
+ */
+export const bootstrapSchema = z.looseObject({
+  view: z.string().min(1),
+  /** Present where the server issued an action token for administrator mutations. */
+  actionToken: z.string().min(1).optional(),
+});
+
+export type Bootstrap = z.infer<typeof bootstrapSchema>;
+
+export type BootstrapResult =
+  | { ok: true; bootstrap: Bootstrap }
+  | { ok: false; reason: string; details: string[] };
+
+export function readBootstrap(doc: Document = document): BootstrapResult {
+  const element = doc.getElementById(BOOTSTRAP_ELEMENT_ID);
+  if (!(element instanceof HTMLScriptElement) || element.type !== 'application/json') {
+    return {
+      ok: false,
+      reason: 'The page does not contain its data.',
+      details: [`Expected <script id="${BOOTSTRAP_ELEMENT_ID}" type="application/json">.`],
+    };
+  }
+
+  let raw: unknown;
+  try {
+    raw = JSON.parse(element.textContent ?? '');
+  } catch (error) {
+    return {
+      ok: false,
+      reason: 'The page data is not valid JSON.',
+      details: [error instanceof Error ? error.message : String(error)],
+    };
+  }
+
+  const parsed = bootstrapSchema.safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, reason: 'The page data is incomplete.', details: describeIssues(parsed.error) };
+  }
+  return { ok: true, bootstrap: parsed.data };
+}
+
+/** One readable line per problem; paths only, never the offending values. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
+    return `${path}: ${issue.message}`;
+  });
+}

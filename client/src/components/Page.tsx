@@ -1,0 +1,31 @@
+import { Flex, Heading, View } from '@instructure/ui';
+import { useEffect, type ReactNode } from 'react';
+
+export const SERVICE_NAME = 'Exam browser enforcement';
+
+export type PageProps = {
+  title: string;
+  /** Rendered next to the heading, for example a status pill. */
+  headingAside?: ReactNode;
+  children?: ReactNode;
+};
+
+/**
+ * The frame every view shares. Sized for an LMS iframe: a readable line length on wide frames and
+ * no horizontal scrolling on narrow ones.
+ */
+export function Page({ title, headingAside, children }: PageProps) {
+  useEffect(() => {
+    document.title = title === SERVICE_NAME ? title : `${title} · ${SERVICE_NAME}`;
+  }, [title]);
+
+  return (
+    <View as="main" display="block" maxWidth="60rem" margin="0 auto" padding="medium">
+      <Flex as="div" alignItems="center" wrap="wrap" gap="small" margin="0 0 medium">
+        <Heading level="h1">{title}</Heading>
+        {headingAside}
+      </Flex>
+      {children}
+    </View>
+  );
+}

@@ -1,0 +1,33 @@
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { PageMessage } from './PageMessage';
+
+type State = { error: Error | null };
+
+/**
+ * Catches a view that throws while rendering, and a lazy view chunk that fails to load (for
+ * example after a deploy replaced the hashed file names), so the frame never goes blank.
+ */
+export class ViewErrorBoundary extends Component<{ children: ReactNode }, State> {
+  override state: State = { error: null };
+
+  static getDerivedStateFromError(error: unknown): State {
+    return { error: error instanceof Error ? error : new Error(String(error)) };
+  }
+
+  override componentDidCatch(error: unknown, info: ErrorInfo): void {
+    console.error('View failed to render', error, info.componentStack);
+  }
+
+  override render() {
+    if (this.state.error) {
+      return (
+        <PageMessage
+          title="This page could not be displayed"
+          message="Something went wrong while showing this page. Reload the page; if the problem persists, open the tool again from the LMS."
+          details={[this.state.error.message]}
+        />
+      );
+    }
+    return this.props.children;
+  }
+}

@@ -1,0 +1,25 @@
+import { lazy, type LazyExoticComponent } from 'react';
+import type { ViewComponent } from '../lib/define-view';
+
+type LazyView = LazyExoticComponent<ViewComponent>;
+
+const notice: LazyView = lazy(() => import('./Notice'));
+
+/**
+ * View name (the bootstrap's `view`) → component. Each view is its own chunk, so a page only
+ * downloads the view it shows. To add a view, create `views/<Name>.tsx` whose default export is
+ * `defineView(schema, Component)` and add one line here.
+ */
+const registry: Readonly<Record<string, LazyView>> = {
+  'service-status': lazy(() => import('./ServiceStatus')),
+  'admin-setup': lazy(() => import('./AdminSetup')),
+  notice,
+  'role-not-authorized': notice,
+  'oauth-error': notice,
+  'lti-error': notice,
+};
+
+export function resolveView(name: string): LazyView | undefined {
+  // Own properties only: a view named "constructor" or "toString" is unknown, not Object's.
+  return Object.hasOwn(registry, name) ? registry[name] : undefined;
+}
