@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
@@ -9,14 +10,24 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config.js';
 import type { AppContext } from './context.js';
 import type { Database } from './db/orm.js';
+import { CertificateStore } from './exb/certificate-store.js';
+import { noStoredEnforcement, type ExbRequirementLookup } from './domain/exb-requirement.js';
 import { registerErrorHandlers } from './http/errors.js';
 import { registerPublicRoutes } from './http/public.js';
+import { registerLtiRoutes } from './http/lti.js';
+import { registerExbLaunchRoutes } from './http/exb-launch.js';
+import { registerExbPublicRoutes } from './http/exb-public.js';
 import { readClientAssets, ShellRenderer } from './http/shell.js';
 import { registerTrpcRoutes } from './http/trpc.js';
+import { registerOAuthRoutes } from './http/oauth.js';
+import { createOAuthServices, type OAuthServiceOptions } from './oauth/services.js';
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
 import { loadToolKeys } from './security/tool-keys.js';
+import { LtiAdmission } from './lti/admission.js';
+import { TransactionBinder } from './lti/login-state.js';
+import { PlatformKeySet } from './lti/platform-keys.js';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -24,6 +35,10 @@ export interface BuildAppOptions {
   db: Database;
   /** Where the built client lives; defaults to the client workspace's dist folder. */
   clientDistDir?: string;
+  /** Replaces the lookup of whether an assessment requires the exam browser (tests, until settings are stored). */
+  exbRequirement?: ExbRequirementLookup;
+  /** Tunes the LMS client and token refresh (tests: shorter deadlines and polling). */
+  oauth?: OAuthServiceOptions;
 }
 
 export const DEFAULT_CLIENT_DIST_DIR = fileURLToPath(new URL('../../client/dist/', import.meta.url));
@@ -36,13 +51,20 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
   const clientDistDir = options.clientDistDir ?? DEFAULT_CLIENT_DIST_DIR;
   const assets = readClientAssets(clientDistDir);
   if (!assets.script) logger.warn({ clientDistDir }, 'client bundle not found; run `npm run build`');
+  const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'));
   return {
     config,
     logger,
     db,
-    oneTimeStore: new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store')),
+    oneTimeStore,
+    ...createOAuthServices(config, db.orm, oneTimeStore, logger, options.oauth),
     toolKeys: await loadToolKeys(config.lti.toolPrivateKeys),
     shell: new ShellRenderer(assets, { lmsOrigin: config.lmsUrl }),
+    exbCertificates: CertificateStore.load(config.exb, logger),
+    platformKeys: new PlatformKeySet({ jwksUrl: config.lti.jwksUrl }),
+    ltiAdmission: new LtiAdmission(await db.orm.em.getConnection().getNativeClient(), config.lti.budgets),
+    transactionBinder: new TransactionBinder(deriveKey(config.secrets.appSecret, 'transaction-binding')),
+    exbRequirement: options.exbRequirement ?? noStoredEnforcement,
   };
 }
 
@@ -66,18 +88,20 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
   await app.register(fastifyStatic, {
-    root: options.clientDistDir ?? DEFAULT_CLIENT_DIST_DIR,
+    root: path.join(options.clientDistDir ?? DEFAULT_CLIENT_DIST_DIR, 'assets'),
     prefix: '/assets/',
     // Built assets have content hashes in their names, so they can be cached for good.
     immutable: true,
     maxAge: '365d',
     index: false,
-    serve: true,
-    allowedPath: (pathName) => !pathName.includes('.vite'),
   });
 
   registerErrorHandlers(app);
   await registerPublicRoutes(app, ctx);
+  await registerLtiRoutes(app, ctx);
+  await registerExbLaunchRoutes(app, ctx);
+  await registerExbPublicRoutes(app, ctx);
   await registerTrpcRoutes(app, ctx);
+  await registerOAuthRoutes(app, ctx);
   return app;
 }

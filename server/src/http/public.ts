@@ -80,6 +80,9 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     shell.send(reply, { view: 'admin-setup', detailed: true, ...setupValues }),
   );
 
+  // Browsers ask for it on every page; an empty answer keeps 404 noise out of logs and consoles.
+  app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
+
   app.get('/.well-known/jwks.json', async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').send(keySet),
   );
