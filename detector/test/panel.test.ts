@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { EMPTY_PANEL, PANEL_ATTRIBUTE, createPanelHost, renderPanel } from '../src/panel.js';
+import { LMS, SERVICE, asDomWindow, createWindow } from './support.js';
+
+const newDoc = () => asDomWindow(createWindow(`${LMS}/courses/1/quizzes/2/take`, '<main id="content"></main>')).document;
+const TOOLS = [
+  { id: 'calc', label: 'Calculator', url: 'https://tools.example.edu/calc' },
+  { id: 'video', label: 'Intro <video>', url: `${SERVICE}/exb/tool/video/dQw4w9WgXcQ` },
+];
+
+describe('renderPanel', () => {
+  it('renders nothing for an empty state', () => {
+    expect(renderPanel(newDoc(), EMPTY_PANEL)).toBeNull();
+  });
+
+  it('renders tools as a labelled complementary landmark with safe links', () => {
+    const doc = newDoc();
+    const panel = renderPanel(doc, { ...EMPTY_PANEL, tools: TOOLS })!;
+    expect(panel.tagName).toBe('ASIDE');
+    const heading = panel.querySelector('h2')!;
+    expect(panel.getAttribute('aria-labelledby')).toBe(heading.id);
+    expect(heading.textContent).toBe('Exam tools');
+    const links = Array.from(panel.querySelectorAll('a'));
+    expect(links.map((a) => a.getAttribute('href'))).toEqual(TOOLS.map((t) => t.url));
+    expect(links.map((a) => a.textContent)).toEqual(['Calculator', 'Intro <video>']);
+    for (const a of links) {
+      expect(a.getAttribute('rel')?.split(' ')).toContain('noopener');
+      expect(a.getAttribute('target')).toBe('_blank');
+    }
+    expect(panel.querySelector('video')).toBeNull();
+  });
+
+  it('renders the exit link after completion', () => {
+    const quitUrl = `${SERVICE}/exb/exit/session/1/classicquiz_2/${'E'.repeat(42)}A`;
+    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, tools: TOOLS, quitUrl })!;
+    expect(panel.querySelector('h2')?.textContent).toBe('Quiz submitted');
+    const exit = Array.from(panel.querySelectorAll('a')).find((a) => a.textContent === 'Exit the exam browser');
+    expect(exit?.getAttribute('href')).toBe(quitUrl);
+    expect(exit?.hasAttribute('target')).toBe(false);
+    expect(panel.querySelector('h3')?.textContent).toBe('Exam tools');
+  });
+
+  it('renders the exam-browser-required notice with and without a setup link', () => {
+    const withLink = renderPanel(newDoc(), {
+      ...EMPTY_PANEL,
+      notice: { kind: 'exam-browser-required', setupUrl: `${SERVICE}/exb/quiz/1/classicquiz_2` },
+    })!;
+    expect(withLink.querySelector('h2')?.textContent).toBe('Secure exam browser required');
+    expect(withLink.querySelector('a')?.getAttribute('href')).toBe(`${SERVICE}/exb/quiz/1/classicquiz_2`);
+    const withoutLink = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'exam-browser-required', setupUrl: null } })!;
+    expect(withoutLink.querySelector('a')).toBeNull();
+  });
+
+  it('renders the rejected-configuration notice', () => {
+    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } })!;
+    expect(panel.textContent).toContain('fresh configuration');
+  });
+});
+
+describe('createPanelHost', () => {
+  it('keeps a single panel and removes it when the state empties', () => {
+    const doc = newDoc();
+    const host = createPanelHost(doc);
+    host.show({ ...EMPTY_PANEL, tools: TOOLS });
+    host.show({ ...EMPTY_PANEL, tools: TOOLS.slice(0, 1) });
+    expect(doc.querySelectorAll(`[${PANEL_ATTRIBUTE}]`)).toHaveLength(1);
+    expect(doc.querySelectorAll(`[${PANEL_ATTRIBUTE}] a`)).toHaveLength(1);
+    host.show(EMPTY_PANEL);
+    expect(doc.querySelectorAll(`[${PANEL_ATTRIBUTE}]`)).toHaveLength(0);
+    expect(doc.getElementById('content')).not.toBeNull();
+  });
+});
