@@ -11,6 +11,7 @@ export const KEY_PURPOSES = [
   'transaction-binding',
   'exb-quit-hmac',
   'exb-grant',
+  'settings-secrets',
 ] as const;
 
 export type KeyPurpose = (typeof KEY_PURPOSES)[number];

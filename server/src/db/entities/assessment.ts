@@ -1,0 +1,18 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** An assessment as last discovered in the LMS, keyed by course and content id. */
+export const Assessment = defineEntity({
+  name: 'Assessment',
+  tableName: 'assessment',
+  properties: {
+    courseId: p.text().primary(),
+    contentId: p.text().primary(),
+    contentType: p.text().$type<'CLASSIC_QUIZ' | 'NEW_QUIZ'>(),
+    /** The classic quiz id, or the new quiz's assignment id. */
+    lmsAssessmentId: p.text(),
+    title: p.text(),
+    published: p.boolean().default(false),
+    discoveredAt: p.datetime().defaultRaw('now()'),
+    updatedAt: p.datetime().defaultRaw('now()').onUpdate(() => new Date()),
+  },
+});
