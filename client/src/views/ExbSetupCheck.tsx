@@ -1,0 +1,245 @@
+import { Alert, Button, Heading, Link, List, Pill, Spinner, Text, View } from '@instructure/ui';
+import { useCallback, useEffect, useState } from 'react';
+import { Page } from '../components/Page';
+import { defineView } from '../lib/define-view';
+import { localPath } from '../lib/launch';
+import { getLiveRegion } from '../lib/live-region';
+import { httpUrl, z } from '../lib/zod';
+
+const schema = z.object({
+  proofUrl: localPath,
+  /** The URL this page must have been opened at by the setup-check configuration. */
+  expectedUrl: httpUrl,
+  configUrl: httpUrl,
+  /** The same download through the exam browser's own scheme (`exbs://`), which starts the browser. */
+  launchUrl: z.string().regex(/^exbs?:\/\/[^\s]+$/, 'Expected an exb:// or exbs:// URL'),
+  quitUrl: httpUrl,
+});
+
+type Data = z.output<typeof schema>;
+
+const checksSchema = z.object({
+  success: z.literal(true),
+  checks: z.object({ configKey: z.boolean(), expectedUrl: z.boolean() }),
+});
+
+type Checks = z.output<typeof checksSchema>['checks'];
+
+type State =
+  | { phase: 'checking' }
+  | { phase: 'no-page-api' }
+  | { phase: 'no-key' }
+  | { phase: 'done'; checks: Checks }
+  | { phase: 'failed' };
+
+/** What the exam browser puts on `window`; everything is checked, since any page could define it. */
+type SecurityApi = { configKey?: unknown; updateKeys?: unknown };
+
+// The macOS client calls back by evaluating `<callback.name>();`, so the callback must be a global of this name.
+const KEYS_UPDATED_CALLBACK = 'exbSetupCheckKeysUpdated';
+// Clients that never call back still have keys from page load; waiting longer would only delay the answer.
+const UPDATE_KEYS_TIMEOUT_MS = 3000;
+
+function securityApi(): SecurityApi | undefined {
+  const api = (window as { SafeExamBrowser?: { security?: unknown } }).SafeExamBrowser;
+  const security = api?.security;
+  return typeof security === 'object' && security !== null ? (security as SecurityApi) : undefined;
+}
+
+function currentKey(security: SecurityApi): string | undefined {
+  return typeof security.configKey === 'string' && security.configKey !== '' ? security.configKey : undefined;
+}
+
+/** Asks the browser to recompute the keys for this page's URL, then reads the Config Key hash. */
+function readConfigKeyHash(security: SecurityApi): Promise<string | undefined> {
+  const { updateKeys } = security;
+  if (typeof updateKeys !== 'function') return Promise.resolve(currentKey(security));
+  const globals = window as unknown as Record<string, unknown>;
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      window.clearTimeout(timer);
+      delete globals[KEYS_UPDATED_CALLBACK];
+      resolve(currentKey(security));
+    };
+    const timer = window.setTimeout(finish, UPDATE_KEYS_TIMEOUT_MS);
+    const callback = () => finish();
+    Object.defineProperty(callback, 'name', { value: KEYS_UPDATED_CALLBACK });
+    globals[KEYS_UPDATED_CALLBACK] = callback;
+    try {
+      (updateKeys as (callback: () => void) => void).call(security, callback);
+    } catch {
+      finish();
+    }
+  });
+}
+
+async function postProof(proofUrl: string, configKeyHash: string): Promise<Checks> {
+  const response = await fetch(proofUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ configKeyHash, url: window.location.href }),
+    credentials: 'same-origin',
+    cache: 'no-store',
+  });
+  if (!response.ok) throw new Error(`setup-check proof answered ${response.status}`);
+  return checksSchema.parse(await response.json()).checks;
+}
+
+function ExbSetupCheck({ data }: { data: Data }) {
+  const [state, setState] = useState<State>({ phase: 'checking' });
+
+  const run = useCallback(async () => {
+    setState({ phase: 'checking' });
+    const security = securityApi();
+    if (security === undefined) {
+      setState({ phase: 'no-page-api' });
+      return;
+    }
+    const configKeyHash = await readConfigKeyHash(security);
+    if (configKeyHash === undefined) {
+      setState({ phase: 'no-key' });
+      return;
+    }
+    try {
+      setState({ phase: 'done', checks: await postProof(data.proofUrl, configKeyHash) });
+    } catch {
+      setState({ phase: 'failed' });
+    }
+  }, [data.proofUrl]);
+
+  useEffect(() => {
+    void run();
+  }, [run]);
+
+  return (
+    <Page title="Exam browser setup check">
+      <div data-setup-check-phase={state.phase}>
+        {state.phase === 'checking' && (
+          <View as="div" display="block" textAlign="center" padding="large">
+            <Spinner renderTitle="Checking the exam browser" size="medium" delay={300} />
+          </View>
+        )}
+        {state.phase === 'no-page-api' && <NotInExamBrowser data={data} />}
+        {state.phase === 'no-key' && (
+          <Message variant="error">
+            The exam browser did not report a configuration key to this page. Update the exam browser to a current
+            version and run the setup check again.
+          </Message>
+        )}
+        {state.phase === 'failed' && (
+          <>
+            <Message variant="error">
+              The check could not be completed because the service did not answer as expected. Check the network
+              connection and try again.
+            </Message>
+            <Button onClick={() => void run()} margin="0 0 medium">
+              Try again
+            </Button>
+          </>
+        )}
+        {state.phase === 'done' && <Results checks={state.checks} />}
+      </div>
+      {state.phase !== 'no-page-api' && (
+        <View as="div" display="block" margin="medium 0 0">
+          <Link href={data.quitUrl} variant="standalone">
+            Quit the exam browser
+          </Link>
+        </View>
+      )}
+    </Page>
+  );
+}
+
+function Message({ variant, children }: { variant: 'info' | 'success' | 'warning' | 'error'; children: string }) {
+  const labels = { info: 'Information,', success: 'Success,', warning: 'Warning,', error: 'Error,' } as const;
+  return (
+    <Alert
+      variant={variant}
+      variantScreenReaderLabel={labels[variant]}
+      hasShadow={false}
+      margin="0 0 medium"
+      liveRegion={getLiveRegion}
+      liveRegionPoliteness="polite"
+    >
+      <Text>{children}</Text>
+    </Alert>
+  );
+}
+
+function NotInExamBrowser({ data }: { data: Data }) {
+  return (
+    <>
+      <Message variant="warning">
+        You are not in the exam browser: this page was opened in an ordinary browser, so nothing could be checked.
+        Start the setup check in the exam browser to confirm that it is installed and works with this service.
+      </Message>
+      <View as="section" display="block" margin="0 0 medium" aria-labelledby="start-heading">
+        <Heading level="h2" id="start-heading" margin="0 0 small">
+          Start the setup check in the exam browser
+        </Heading>
+        <List margin="0 0 small">
+          <List.Item>Install the secure exam browser if it is not installed yet.</List.Item>
+          <List.Item>
+            <Link href={data.launchUrl}>Open the setup check in the exam browser</Link>. The exam browser starts and
+            shows this page again with the results.
+          </List.Item>
+          <List.Item>
+            If nothing happens, <Link href={data.configUrl}>download the setup-check configuration</Link> and open the
+            downloaded file with the exam browser.
+          </List.Item>
+        </List>
+      </View>
+    </>
+  );
+}
+
+const CHECK_LABELS: Record<keyof Checks, { title: string; failure: string }> = {
+  configKey: {
+    title: 'The exam browser runs this service’s configuration',
+    failure: 'The configuration key it reported does not match. Download the setup-check configuration again.',
+  },
+  expectedUrl: {
+    title: 'The exam browser opened the setup-check page',
+    failure: 'This page was opened at a different address than the configuration starts at.',
+  },
+};
+
+function Results({ checks }: { checks: Checks }) {
+  const passed = checks.configKey && checks.expectedUrl;
+  return (
+    <>
+      {passed ? (
+        <Message variant="success">Your exam browser is ready for quizzes that require it.</Message>
+      ) : (
+        <Message variant="error">
+          The exam browser is not set up correctly for this service. Follow the hints below and run the check again.
+        </Message>
+      )}
+      <ul aria-label="Checks" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+        {(Object.keys(CHECK_LABELS) as (keyof Checks)[]).map((name) => (
+          <li
+            key={name}
+            data-check={name}
+            data-status={checks[name] ? 'passed' : 'failed'}
+            style={{ marginBottom: '0.75rem' }}
+          >
+            <Pill color={checks[name] ? 'success' : 'danger'} margin="0 small 0 0">
+              {checks[name] ? 'Passed' : 'Failed'}
+            </Pill>
+            <Text>{CHECK_LABELS[name].title}</Text>
+            {!checks[name] && (
+              <Text as="p" size="small" color="secondary">
+                {CHECK_LABELS[name].failure}
+              </Text>
+            )}
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export default defineView(schema, ExbSetupCheck);

@@ -1,0 +1,197 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import {
+  SETUP_CHECK_CONFIG_PATH,
+  SETUP_CHECK_FILE_NAME,
+  SETUP_CHECK_PATH,
+  SETUP_CHECK_PROOF_PATH,
+  SETUP_CHECK_QUIT_PATH,
+  SetupCheck,
+} from '../domain/setup-check.js';
+import { isVideoId, videoEmbedUrl } from '../domain/video-player.js';
+import type { ExbCertificate } from '../exb/certificate.js';
+import { clientAddressKey, memoryBudget, type AdmissionBudget } from '../security/admission-budget.js';
+import { errorBody } from './errors.js';
+import { escapeHtml, htmlSecurityHeaders } from './shell.js';
+import { staticPage } from './static-page.js';
+
+/**
+ * Setup-check downloads per minute. The file is cached, so the budgets only keep one client (or a flood from many)
+ * from turning the route into a bandwidth sink; a client's download is a `HEAD` and a `GET`, and a school network
+ * behind one address must still fit.
+ */
+export const SETUP_CHECK_BUDGET_PER_IP = 60;
+export const SETUP_CHECK_BUDGET_PER_PROCESS = 1200;
+const BUDGET_WINDOW_SECONDS = 60;
+const RETRY_AFTER_SECONDS = 60;
+
+const CERTIFICATE_FILE_NAME = 'exb-config-encryption-certificate';
+
+// Lengths far above any real value: a SHA-256 hex hash is 64 characters, a page URL well under a kilobyte.
+const checkProofBodySchema = z.object({
+  configKeyHash: z.string().min(1).max(256),
+  url: z.string().min(1).max(4096),
+});
+
+/** Certificate downloads, the setup check and the video player (Document 3): public, no session. */
+export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { config, shell, exbCertificates } = ctx;
+  const setupCheck = new SetupCheck({
+    baseUrl: config.baseUrl,
+    lmsOrigin: config.lmsUrl,
+    certificates: exbCertificates,
+  });
+  const perIp = memoryBudget({
+    name: 'exb-setup-check-ip',
+    points: SETUP_CHECK_BUDGET_PER_IP,
+    durationSeconds: BUDGET_WINDOW_SECONDS,
+  });
+  const perProcess = memoryBudget({
+    name: 'exb-setup-check-process',
+    points: SETUP_CHECK_BUDGET_PER_PROCESS,
+    durationSeconds: BUDGET_WINDOW_SECONDS,
+  });
+  const serviceOrigin = new URL(config.baseUrl).origin;
+
+  const certificateRoutes: { extension: string; type: string; body: (certificate: ExbCertificate) => string | Buffer }[] = [
+    { extension: 'pem', type: 'application/x-pem-file', body: (certificate) => certificate.pem },
+    { extension: 'cer', type: 'application/pkix-cert', body: (certificate) => certificate.der },
+  ];
+  for (const route of certificateRoutes) {
+    app.get(`/exb/config-encryption-certificate.${route.extension}`, async (_request, reply) => {
+      const certificate = exbCertificates.loaded;
+      if (certificate === undefined) return reply.callNotFound();
+      return reply
+        .headers({
+          'content-disposition': `attachment; filename=${CERTIFICATE_FILE_NAME}.${route.extension}`,
+          'x-exb-public-key-hash': certificate.publicKeyHash,
+          'cache-control': 'no-cache',
+          'x-content-type-options': 'nosniff',
+        })
+        .type(route.type)
+        .send(route.body(certificate));
+    });
+  }
+
+  app.get(SETUP_CHECK_CONFIG_PATH, async (request, reply) => {
+    // The address budget first, so a client that is already refused does not also drain the shared one.
+    if (!(await admitted(perIp, clientAddressKey(request.ip))) || !(await admitted(perProcess, 'process'))) {
+      return rateLimited(reply);
+    }
+    const configuration = setupCheck.configuration();
+    if (!configuration.available) {
+      request.log.warn({ reason: configuration.reason }, 'setup-check configuration refused: certificate not ready');
+      return reply
+        .code(503)
+        .header('cache-control', 'no-store')
+        .send(
+          errorBody(
+            'EXB_CERTIFICATE_UNAVAILABLE',
+            'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
+          ),
+        );
+    }
+    return reply
+      .headers({
+        'content-disposition': `attachment; filename=${SETUP_CHECK_FILE_NAME}`,
+        'content-description': 'File Transfer',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      })
+      .type('application/octet-stream')
+      .send(configuration.bytes);
+  });
+
+  app.get(SETUP_CHECK_PATH, async (_request, reply) =>
+    shell.send(
+      reply,
+      {
+        view: 'exb-setup-check',
+        proofUrl: SETUP_CHECK_PROOF_PATH,
+        expectedUrl: setupCheck.pageUrl,
+        configUrl: setupCheck.configUrl,
+        launchUrl: setupCheck.launchUrl,
+        quitUrl: setupCheck.quitUrl,
+      },
+      { title: 'Exam browser setup check' },
+    ),
+  );
+
+  app.post(SETUP_CHECK_PROOF_PATH, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    const body = checkProofBodySchema.safeParse(request.body);
+    if (!body.success) {
+      const problems = body.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
+      return reply.code(400).send(errorBody('INVALID_REQUEST', `Invalid request: ${problems.join('; ')}`));
+    }
+    return reply.send({ success: true, checks: setupCheck.check(body.data.configKeyHash, body.data.url) });
+  });
+
+  app.get(SETUP_CHECK_QUIT_PATH, async (_request, reply) =>
+    reply
+      .headers(htmlSecurityHeaders(config.lmsUrl))
+      .headers({ 'x-exb-quit': 'true', 'x-exb-exit': 'setup-check' })
+      .type('text/html; charset=utf-8')
+      .send(
+        staticPage('Setup check finished', [
+          'The exam browser closes now. Your exam browser is ready for exams that require it.',
+          'If the exam browser stays open, close it with its own quit button.',
+        ]),
+      ),
+  );
+
+  // A wildcard rather than `:videoId`: the router answers 414 for an over-long parameter, and the contract wants 404
+  // for every id that is not one.
+  app.get<{ Params: { '*': string } }>('/exb/tool/video/*', async (request, reply) => {
+    const videoId = request.params['*'];
+    if (!isVideoId(videoId)) return reply.callNotFound();
+    const embedHost = config.exb.videoEmbedHost;
+    return reply
+      .headers(videoPlayerHeaders(embedHost))
+      .type('text/html; charset=utf-8')
+      .send(videoPlayerHtml(videoEmbedUrl(embedHost, videoId, serviceOrigin)));
+  });
+}
+
+async function admitted(budget: AdmissionBudget, key: string): Promise<boolean> {
+  return (await budget.consume(key)).allowed;
+}
+
+function rateLimited(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(429)
+    .headers({ 'retry-after': String(RETRY_AFTER_SECONDS), 'cache-control': 'no-store' })
+    .send(errorBody('RATE_LIMITED', 'Too many downloads of the setup check. Try again in a minute.'));
+}
+
+/**
+ * Nothing but the one frame may load. The referrer policy is not the service's usual `no-referrer`: the embedding host
+ * refuses to play a video without knowing the embedding origin.
+ */
+function videoPlayerHeaders(embedHost: string): Record<string, string> {
+  return {
+    'content-security-policy': [
+      "default-src 'none'",
+      `frame-src ${embedHost}`,
+      "style-src 'unsafe-inline'",
+      "base-uri 'none'",
+      "form-action 'none'",
+    ].join('; '),
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+function videoPlayerHtml(embedUrl: string): string {
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Video</title>' +
+    '<style>html,body{margin:0;height:100%;background:#000;overflow:hidden}' +
+    'iframe{position:fixed;inset:0;width:100%;height:100%;border:0}</style></head><body>' +
+    `<iframe src="${escapeHtml(embedUrl)}" title="Video player" ` +
+    'allow="autoplay; encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>' +
+    '</body></html>'
+  );
+}
