@@ -37,7 +37,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
 }
 
 /** Stops cleanly on SIGINT/SIGTERM: in-flight requests finish, new ones get 503, then the database closes. */
-export function closeOnSignals(server: RunningServer): void {
+export function closeOnSignals(server: Pick<RunningServer, 'close'>): void {
   const stop = (signal: NodeJS.Signals) => {
     process.stderr.write(`received ${signal}, shutting down\n`);
     server.close().then(

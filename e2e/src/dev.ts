@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+
+export interface DevelopmentEnvironment {
+  lmsUrl: string;
+  serviceUrl: string;
+  launchPageUrl: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the development LMS and the service configured for each other: the LMS knows the service's registration,
+ * keys and redirect URIs; the service trusts the LMS as its issuer, key set and OAuth provider, with the testbed on.
+ *
+ * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1) for the LMS; everything else is passed to the
+ * service (`PORT`, `BASE_URL`, `DATABASE_URL`, ...). Both are addressed as `localhost`, so the tool frame inside the
+ * LMS page is same-site and its cookies work over plain http.
+ */
+export async function startDevelopment(env: NodeJS.ProcessEnv = process.env): Promise<DevelopmentEnvironment> {
+  const { createMockLms } = await import('./lms/index.js');
+  const { DEVELOPMENT_LTI_CLIENT_ID, DEVELOPMENT_LTI_DEPLOYMENT_ID } = await import('@exb/server/config.js');
+
+  const lmsPort = Number(env.LMS_PORT ?? 3001);
+  if (!Number.isInteger(lmsPort) || lmsPort < 0 || lmsPort > 65535) throw new Error(`LMS_PORT must be a port number, got "${env.LMS_PORT}"`);
+  const lmsHost = env.HOST ?? '127.0.0.1';
+  const publicHost = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(lmsHost) ? 'localhost' : lmsHost;
+  const serviceUrl = (env.BASE_URL ?? `http://localhost:${env.PORT ?? 3000}`).replace(/\/$/, '');
+
+  const tool = {
+    baseUrl: serviceUrl,
+    clientId: env.LTI_CLIENT_ID ?? DEVELOPMENT_LTI_CLIENT_ID,
+    deploymentId: env.LTI_DEPLOYMENT_ID?.split(',')[0]?.trim() || DEVELOPMENT_LTI_DEPLOYMENT_ID,
+    oauthClientId: env.LMS_OAUTH_CLIENT_ID ?? '10000000000002',
+    oauthClientSecret: env.LMS_OAUTH_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
+    themeJavaScriptUrl: `${serviceUrl}/js/lms-exb-theme-loader.js`,
+  };
+  const lms = createMockLms({ baseUrl: `http://${publicHost}:${lmsPort}`, tool });
+  const lmsServer = await lms.startHttpServer({ port: lmsPort, host: lmsHost });
+
+  let service: { url: string; close(): Promise<void> };
+  try {
+    const { startServer } = await import('@exb/server/main.js');
+    service = await startServer({
+      ...env,
+      BASE_URL: serviceUrl,
+      LMS_URL: lms.baseUrl,
+      LTI_ISSUER: lms.issuer,
+      LTI_CLIENT_ID: tool.clientId,
+      LTI_DEPLOYMENT_ID: tool.deploymentId,
+      LMS_OAUTH_CLIENT_ID: tool.oauthClientId,
+      LMS_OAUTH_CLIENT_SECRET: tool.oauthClientSecret,
+      TESTBED_ENABLED: 'true',
+    });
+  } catch (error) {
+    await lmsServer.close();
+    throw error;
+  }
+
+  // Use the registration the service actually serves, so the LMS launches exactly what an administrator would paste.
+  try {
+    const response = await fetch(`${service.url}/lti/config`);
+    if (!response.ok) throw new Error(`status ${response.status}`);
+    lms.platform.installRegistration(await response.json());
+  } catch (error) {
+    process.stderr.write(`[dev] could not read ${service.url}/lti/config (${String(error)}); using the documented registration\n`);
+  }
+
+  return {
+    lmsUrl: lms.baseUrl,
+    serviceUrl: service.url,
+    launchPageUrl: lms.launchPageUrl,
+    async close() {
+      await service.close();
+      await lmsServer.close();
+    },
+  };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const server = await import('@exb/server/main.js');
+  // `--start` is `npm start`: with an LMS configured it is the plain service; without one, the development pair.
+  if (argv.includes('--start') && process.env.LMS_URL) {
+    server.closeOnSignals(await server.startServer(process.env));
+    return;
+  }
+  try {
+    const running = await startDevelopment(process.env);
+    server.closeOnSignals(running);
+    process.stdout.write(
+      [
+        '',
+        `  Development LMS  ${running.lmsUrl}`,
+        `  Service          ${running.serviceUrl}`,
+        '',
+        `  Launch page: ${running.launchPageUrl}`,
+        '  (launch as an instructor, a student, an administrator, a designer or a TA)',
+        '',
+        '',
+      ].join('\n'),
+    );
+  } catch (error) {
+    server.exitOnStartupError(error);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  void main(process.argv.slice(2));
+}

@@ -1,0 +1,274 @@
+import type { LmsRuntime } from '../context.js';
+import { htmlResponse, redirectResponse } from '../errors.js';
+import { canReadCourse, canSeeUnpublished, coursePermissions } from '../permissions.js';
+import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';
+import type { Assignment, Course, Quiz, User, WebSession } from '../state.js';
+import { checkAuthenticityToken, loggedInVisitor, notFoundPage, unauthorizedPage } from './common.js';
+import { applicationPage, barePage, escapeHtml } from './html.js';
+
+interface Visit {
+  lms: LmsRuntime;
+  req: RouteRequest;
+  user: User;
+  session: WebSession;
+  course: Course;
+}
+
+/** Common gate of course pages: logged in, course exists, user may read it. */
+function courseVisit(req: RouteRequest): Visit | Response {
+  const who = loggedInVisitor(req);
+  if (who instanceof Response) return who;
+  const course = req.lms.state.courses.get(Number(req.params.course_id));
+  if (!course || course.deleted) return notFoundPage(req.lms, who, req.url);
+  if (!canReadCourse(req.lms.state, who.user.id, course.id)) return unauthorizedPage(req.lms, who, req.url);
+  return { lms: req.lms, req, ...who, course };
+}
+
+function page(visit: Visit, title: string, body: string, env: Record<string, unknown> = {}, status = 200): Response {
+  return htmlResponse(
+    applicationPage(visit.lms, {
+      title,
+      url: visit.req.url,
+      user: visit.user,
+      session: visit.session,
+      env: { COURSE_ID: String(visit.course.id), context_asset_string: `course_${visit.course.id}`, ...env },
+      body,
+    }),
+    status,
+  );
+}
+
+function visibleQuiz(visit: Visit): Quiz | undefined {
+  const quiz = visit.lms.state.quizzes.get(Number(visit.req.params.quiz_id));
+  if (!quiz || quiz.deleted || quiz.courseId !== visit.course.id) return undefined;
+  if (!quiz.published && !canSeeUnpublished(visit.lms.state, visit.user.id, visit.course.id)) return undefined;
+  return quiz;
+}
+
+function courseHome(req: RouteRequest): Response {
+  const visit = courseVisit(req);
+  if (visit instanceof Response) return visit;
+  const { lms, course, user } = visit;
+  const staff = canSeeUnpublished(lms.state, user.id, course.id);
+  const quizzes = [...lms.state.quizzes.values()]
+    .filter((q) => q.courseId === course.id && !q.deleted && (q.published || staff))
+    .map((q) => `<li><a href="/courses/${course.id}/quizzes/${q.id}">${escapeHtml(q.title)}</a>${q.published ? '' : ' (unpublished)'}</li>`)
+    .join('');
+  const assignments = [...lms.state.assignments.values()]
+    .filter((a) => a.courseId === course.id && !a.deleted && (a.published || staff) && a.quizId === null)
+    .map((a) => `<li><a href="/courses/${course.id}/assignments/${a.id}">${escapeHtml(a.name)}</a>${a.newQuiz ? ' (New Quizzes)' : ''}${a.published ? '' : ' (unpublished)'}</li>`)
+    .join('');
+  const nav = lms.platform.registration.placements.get('course_navigation');
+  return page(
+    visit,
+    course.name,
+    `<h1>${escapeHtml(course.name)}</h1>
+<nav id="section-tabs"><a href="/courses/${course.id}/external_tools/${lms.tool.toolId}">${escapeHtml(nav?.text ?? 'Tool')}</a></nav>
+<h2>Quizzes</h2><ul id="quiz_list">${quizzes}</ul>
+<h2>Assignments</h2><ul id="assignment_list">${assignments}</ul>`,
+  );
+}
+
+function quizShow(req: RouteRequest): Response {
+  const visit = courseVisit(req);
+  if (visit instanceof Response) return visit;
+  const quiz = visibleQuiz(visit);
+  if (!quiz) return notFoundPage(visit.lms, visit, req.url);
+  const rights = coursePermissions(visit.lms.state, visit.user.id, visit.course.id);
+  const base = `/courses/${visit.course.id}/quizzes/${quiz.id}`;
+  const take = rights.has('participate_as_student')
+    ? `<a href="${base}/take?user_id=${visit.user.id}" id="take_quiz_link" class="btn btn-primary" data-method="post">Take the Quiz</a>`
+    : '';
+  const preview = rights.has('read_as_admin')
+    ? `<a href="${base}/take?preview=1" id="preview_quiz_button" class="btn" data-method="post">Preview</a>`
+    : '';
+  return page(
+    visit,
+    quiz.title,
+    `<h1 id="quiz_title">${escapeHtml(quiz.title)}</h1>
+<div class="description user_content">${quiz.description}</div>
+<ul id="quiz_details"><li>Questions: ${quiz.questionCount}</li><li>Time limit: ${quiz.timeLimit === null ? 'none' : `${quiz.timeLimit} minutes`}</li></ul>
+${take}${preview}`,
+    { QUIZ: { id: String(quiz.id), title: quiz.title } },
+  );
+}
+
+/** The access-code prompt, exactly as the LMS renders it (`app/views/quizzes/quizzes/access_code.html.erb`). */
+function accessCodePage(visit: Visit, quiz: Quiz, preview: boolean): Response {
+  const action = `${visit.req.url.pathname}${visit.req.url.search}`;
+  return page(
+    visit,
+    quiz.title,
+    `<div style="width: 600px; margin: 10px auto;">
+  <h2>${escapeHtml(quiz.title)}</h2>
+  <p>This quiz is restricted by an access code. Enter the code your instructor gave you to take the quiz.</p>
+  <form class="access_code_form" action="${escapeHtml(action)}" method="post">
+    <input type="hidden" name="utf8" value="&#x2713;">
+    <input type="hidden" name="authenticity_token" value="${escapeHtml(visit.session.csrfToken)}">${
+      preview ? '\n    <input type="hidden" name="preview" value="1">' : ''
+    }
+    <label for="quiz_access_code">Access Code:</label>
+    <input type="password" name="access_code" id="quiz_access_code" title="Access Code:">
+    <button class="btn" type="submit">Submit</button>
+  </form>
+</div>`,
+    { QUIZ: { id: String(quiz.id), title: quiz.title } },
+  );
+}
+
+function quizTakingPage(visit: Visit, quiz: Quiz): Response {
+  const base = `/courses/${visit.course.id}/quizzes/${quiz.id}`;
+  const questions = Array.from({ length: Math.max(1, quiz.questionCount) }, (_, index) => {
+    const n = index + 1;
+    return `<div class="question_holder"><div class="question" id="question_${n}">
+  <div class="question_text">Question ${n}: explain your answer.</div>
+  <textarea name="question_${n}" class="question_input" aria-label="Answer to question ${n}"></textarea>
+</div></div>`;
+  }).join('\n');
+  return page(
+    visit,
+    quiz.title,
+    `<div id="quiz_show">
+<h1 id="quiz_title">${escapeHtml(quiz.title)}</h1>
+<form id="submit_quiz_form" action="${base}/submissions?user_id=${visit.user.id}" method="post">
+<input type="hidden" name="authenticity_token" value="${escapeHtml(visit.session.csrfToken)}">
+<div id="questions">
+${questions}
+</div>
+<button type="submit" class="btn btn-primary submit_button" id="submit_quiz_button">Submit Quiz</button>
+</form>
+</div>`,
+    { QUIZ: { id: String(quiz.id), title: quiz.title }, IS_PREVIEW: visit.req.url.searchParams.get('preview') === '1' },
+  );
+}
+
+/**
+ * `GET|POST /courses/:course_id/quizzes/:quiz_id/take`. A quiz with an access code shows the access-code form until
+ * this session has entered the current code; a wrong code shows the same form again, without a message. A blank code
+ * (`null` or `""`) never prompts.
+ */
+function quizTake(req: RouteRequest): Response {
+  const visit = courseVisit(req);
+  if (visit instanceof Response) return visit;
+  const quiz = visibleQuiz(visit);
+  if (!quiz) return notFoundPage(visit.lms, visit, req.url);
+  const rights = coursePermissions(visit.lms.state, visit.user.id, visit.course.id);
+  const preview = req.url.searchParams.get('preview') === '1' || req.body.preview === '1';
+  if (!(rights.has('participate_as_student') || (preview && rights.has('read_as_admin')))) {
+    return unauthorizedPage(visit.lms, visit, req.url);
+  }
+  if (req.request.method === 'POST') checkAuthenticityToken(visit.lms, visit.session, req.body, req.url);
+  const code = quiz.accessCode;
+  if (code) {
+    const entered = visit.session.quizAccessCodes.get(quiz.id);
+    if (entered !== code) {
+      if (req.request.method === 'POST' && req.body.access_code === code) {
+        visit.session.quizAccessCodes.set(quiz.id, code);
+      } else {
+        return accessCodePage(visit, quiz, preview);
+      }
+    }
+  }
+  return quizTakingPage(visit, quiz);
+}
+
+function quizSubmit(req: RouteRequest): Response {
+  const visit = courseVisit(req);
+  if (visit instanceof Response) return visit;
+  const quiz = visibleQuiz(visit);
+  if (!quiz) return notFoundPage(visit.lms, visit, req.url);
+  checkAuthenticityToken(visit.lms, visit.session, req.body, req.url);
+  if (quiz.accessCode && visit.session.quizAccessCodes.get(quiz.id) !== quiz.accessCode) {
+    return unauthorizedPage(visit.lms, visit, req.url);
+  }
+  const id = visit.lms.state.nextId();
+  const attempt = [...visit.lms.state.quizSubmissions.values()].filter((s) => s.quizId === quiz.id && s.userId === visit.user.id).length + 1;
+  visit.lms.state.quizSubmissions.set(id, {
+    id,
+    quizId: quiz.id,
+    userId: visit.user.id,
+    attempt,
+    finishedAt: visit.lms.clock.date().toISOString(),
+  });
+  return redirectResponse(`/courses/${visit.course.id}/quizzes/${quiz.id}/history?quiz_submission_id=${id}`);
+}
+
+function quizHistory(req: RouteRequest): Response {
+  const visit = courseVisit(req);
+  if (visit instanceof Response) return visit;
+  const quiz = visibleQuiz(visit);
+  const submission = visit.lms.state.quizSubmissions.get(Number(req.url.searchParams.get('quiz_submission_id')));
+  if (!quiz || !submission || submission.quizId !== quiz.id || submission.userId !== visit.user.id) {
+    return notFoundPage(visit.lms, visit, req.url);
+  }
+  return page(
+    visit,
+    quiz.title,
+    `<h1 id="quiz_title">${escapeHtml(quiz.title)}</h1>
+<div id="quiz_submission_results" class="quiz-submission" data-attempt="${submission.attempt}">
+  <p class="quiz_score">Submitted ${escapeHtml(submission.finishedAt)} (attempt ${submission.attempt}).</p>
+</div>`,
+    { QUIZ_SUBMISSION_ID: String(submission.id) },
+  );
+}
+
+function assignmentShow(req: RouteRequest): Response {
+  const visit = courseVisit(req);
+  if (visit instanceof Response) return visit;
+  const assignment: Assignment | undefined = visit.lms.state.assignments.get(Number(req.params.assignment_id));
+  if (
+    !assignment ||
+    assignment.deleted ||
+    assignment.courseId !== visit.course.id ||
+    (!assignment.published && !canSeeUnpublished(visit.lms.state, visit.user.id, visit.course.id))
+  ) {
+    return notFoundPage(visit.lms, visit, req.url);
+  }
+  // A classic quiz's assignment page is the quiz.
+  if (assignment.quizId !== null) return redirectResponse(`/courses/${visit.course.id}/quizzes/${assignment.quizId}`);
+  const env = { ASSIGNMENT_ID: String(assignment.id) };
+  if (assignment.newQuiz) {
+    // The new-quiz engine is another tool rendered in the tool frame; its own access-code prompt lives in that frame.
+    return page(
+      visit,
+      assignment.name,
+      `<h1 class="title">${escapeHtml(assignment.name)}</h1>
+<iframe id="tool_content" name="tool_content" class="tool_launch" title="${escapeHtml(assignment.name)}" src="/testbed/new-quizzes/${assignment.id}" data-quiz-lti="true"></iframe>`,
+      { ...env, QUIZ_LTI: true },
+    );
+  }
+  return page(
+    visit,
+    assignment.name,
+    `<h1 class="title">${escapeHtml(assignment.name)}</h1><div class="description user_content">${assignment.description}</div>`,
+    env,
+  );
+}
+
+/** What the new-quiz engine shows inside the tool frame (a placeholder; the real engine is a separate site). */
+function newQuizFrame(req: RouteRequest): Response {
+  const assignment = req.lms.state.assignments.get(Number(req.params.assignment_id));
+  if (!assignment?.newQuiz) return htmlResponse(barePage('Not found', '<h1>Not found</h1>'), 404);
+  const settings = assignment.newQuiz.quizSettings;
+  return htmlResponse(
+    barePage(
+      assignment.name,
+      `<h1>${escapeHtml(assignment.name)}</h1>
+<p id="new_quiz_engine">New Quizzes (simulated engine).</p>
+${settings.require_student_access_code ? '<form id="new_quiz_access_code"><label>Access code <input type="password" name="access_code"></label> <button class="btn" type="submit">Begin</button></form>' : '<button class="btn" type="button">Begin</button>'}`,
+    ),
+  );
+}
+
+export function coursePageRoutes(): RouteDef[] {
+  return [
+    publicRoute('GET', '/courses/:course_id', courseHome),
+    publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id', quizShow),
+    publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id/take', quizTake),
+    publicRoute('POST', '/courses/:course_id/quizzes/:quiz_id/take', quizTake),
+    publicRoute('POST', '/courses/:course_id/quizzes/:quiz_id/submissions', quizSubmit),
+    publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id/history', quizHistory),
+    publicRoute('GET', '/courses/:course_id/assignments/:assignment_id', assignmentShow),
+    publicRoute('GET', '/testbed/new-quizzes/:assignment_id', newQuizFrame),
+  ];
+}

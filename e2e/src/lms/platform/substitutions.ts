@@ -1,0 +1,145 @@
+import type { LmsRuntime } from '../context.js';
+import { globalUserId } from '../oauth/provider.js';
+import { accountPermissions, coursePermissions, effectiveEnrollmentState, isRootAccountAdmin } from '../permissions.js';
+import type { User } from '../state.js';
+import {
+  contextAccountId,
+  ltiRoles,
+  membershipLisRoles,
+  membershipRoleNames,
+  type LaunchContext,
+} from './roles.js';
+
+export interface SubstitutionEnvironment {
+  lms: LmsRuntime;
+  user: User | null;
+  context: LaunchContext;
+}
+
+type Value = string | number | boolean;
+
+interface Variable {
+  /** When the guard fails the LMS sends the variable's registered name back literally. */
+  guard(env: SubstitutionEnvironment): boolean;
+  expand(env: SubstitutionEnvironment, args: string[]): Value;
+}
+
+const always = () => true;
+const hasUser = (env: SubstitutionEnvironment) => env.user !== null;
+const inCourse = (env: SubstitutionEnvironment) => env.context.kind === 'course';
+
+function permissionsInContext(env: SubstitutionEnvironment): Set<string> {
+  const { lms, user, context } = env;
+  if (!user) return new Set();
+  return context.kind === 'course'
+    ? coursePermissions(lms.state, user.id, context.course.id)
+    : accountPermissions(lms.state, user.id, context.account.id, lms.settings);
+}
+
+/**
+ * The substitution variables this LMS registers, under the contract's names (`$Lms...`, `$com.Lms...`); the same
+ * meaning as the upstream LMS's variables of the same shape. Lookup is case-sensitive; anything not registered here
+ * stays literal.
+ */
+const VARIABLES: Record<string, Variable> = {
+  '$Lms.user.id': { guard: hasUser, expand: (env) => env.user!.id },
+  '$Lms.user.globalId': { guard: hasUser, expand: (env) => globalUserId(env.user!.id) },
+  '$Lms.user.isRootAccountAdmin': { guard: hasUser, expand: (env) => isRootAccountAdmin(env.lms.state, env.user!.id) },
+  '$Lms.user.adminableAccounts': {
+    guard: hasUser,
+    expand: (env) => {
+      const ids = new Set<number>();
+      for (const membership of env.lms.state.adminMembershipsOf(env.user!.id)) {
+        for (const id of env.lms.state.accountSubtree(membership.accountId)) ids.add(id);
+      }
+      return [...ids].sort((a, b) => a - b).join(',');
+    },
+  },
+  '$Lms.membership.roles': {
+    guard: hasUser,
+    expand: (env) => membershipRoleNames(env.lms.state, env.user!, env.context),
+  },
+  '$com.Lms.membership.roles': {
+    guard: hasUser,
+    expand: (env) => membershipLisRoles(env.lms.state, env.user!, env.context),
+  },
+  '$com.Lms.User.allRoles': {
+    guard: always,
+    expand: (env) => ltiRoles(env.lms.state, env.user, env.context).join(','),
+  },
+  '$Lms.membership.permissions<>': {
+    guard: hasUser,
+    expand: (env, args) => {
+      const held = permissionsInContext(env);
+      return args.filter((name) => held.has(name)).join(',');
+    },
+  },
+  '$Lms.course.id': { guard: inCourse, expand: (env) => (env.context.kind === 'course' ? env.context.course.id : '') },
+  '$Lms.course.name': { guard: inCourse, expand: (env) => (env.context.kind === 'course' ? env.context.course.name : '') },
+  '$Lms.account.id': { guard: always, expand: (env) => contextAccountId(env.context) },
+  '$Lms.account.name': {
+    guard: always,
+    expand: (env) => env.lms.state.accounts.get(contextAccountId(env.context))?.name ?? '',
+  },
+  '$Lms.rootAccount.id': { guard: always, expand: (env) => env.lms.state.rootAccount().id },
+  '$Lms.api.domain': { guard: always, expand: (env) => new URL(env.lms.baseUrl).host },
+  '$Lms.api.baseUrl': { guard: always, expand: (env) => env.lms.baseUrl },
+  '$Lms.enrollment.enrollmentState': {
+    guard: inCourse,
+    expand: (env) => {
+      if (env.context.kind !== 'course' || !env.user) return '';
+      const course = env.context.course;
+      const states = env.lms.state.enrollmentsOf(env.user.id, course.id).map((e) => effectiveEnrollmentState(e, course));
+      if (states.includes('active')) return 'active';
+      return states.length > 0 ? 'inactive' : '';
+    },
+  },
+  '$Person.sourcedId': { guard: (env) => env.user?.sisUserId != null, expand: (env) => env.user!.sisUserId! },
+  '$CourseSection.sourcedId': {
+    guard: (env) => env.context.kind === 'course' && env.context.course.sisCourseId !== null,
+    expand: (env) => (env.context.kind === 'course' ? env.context.course.sisCourseId! : ''),
+  },
+};
+
+export function isRegisteredVariable(name: string): boolean {
+  return name in VARIABLES;
+}
+
+/** Expands one value: `$Name`, `$Name<args>` or embedded `${Name}`; anything else is returned unchanged. */
+export function expandValue(value: string, env: SubstitutionEnvironment): Value {
+  const exact = VARIABLES[value];
+  if (exact) return exact.guard(env) ? exact.expand(env, []) : value;
+
+  const parameterised = /^(\$[\w.]+)<(.*)>$/.exec(value);
+  if (parameterised) {
+    const registered = `${parameterised[1]}<>`;
+    const variable = VARIABLES[registered];
+    if (variable) {
+      const args = parameterised[2]!.split(',').map((arg) => arg.trim()).filter(Boolean);
+      // A failed guard echoes the registered name, not the caller's arguments.
+      return variable.guard(env) ? variable.expand(env, args) : registered;
+    }
+    return value;
+  }
+
+  if (value.includes('${')) {
+    return value.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
+      const variable = VARIABLES[`$${name}`];
+      return variable && variable.guard(env) ? String(variable.expand(env, [])) : whole;
+    });
+  }
+  return value;
+}
+
+/** The custom claim: keys normalised (non-word characters to `_`, lower case), values expanded, numbers as strings. */
+export function expandCustomFields(
+  fields: Record<string, string>,
+  env: SubstitutionEnvironment,
+): Record<string, string | boolean> {
+  const custom: Record<string, string | boolean> = {};
+  for (const [key, raw] of Object.entries(fields)) {
+    const expanded = expandValue(raw, env);
+    custom[key.replace(/\W/g, '_').toLowerCase()] = typeof expanded === 'number' ? String(expanded) : expanded;
+  }
+  return custom;
+}

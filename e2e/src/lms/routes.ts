@@ -1,0 +1,29 @@
+import { oauthRoutes } from './oauth/routes.js';
+import { coursePageRoutes } from './pages/course-pages.js';
+import { testbedRoutes } from './pages/testbed.js';
+import { toolLaunchRoutes } from './pages/tool-launch.js';
+import { platformRoutes } from './platform/routes.js';
+import { accountRoutes } from './rest/accounts.js';
+import { assignmentRoutes } from './rest/assignments.js';
+import { courseRoutes } from './rest/courses.js';
+import { newQuizRoutes } from './rest/new-quizzes.js';
+import { quizRoutes } from './rest/quizzes.js';
+import { sessionTokenRoutes } from './rest/session-token.js';
+import type { RouteDef } from './router.js';
+
+/** Every route of the LMS. Earlier entries win where two patterns match the same path. */
+export function allRoutes(): RouteDef[] {
+  return [
+    ...courseRoutes(),
+    ...quizRoutes(),
+    ...assignmentRoutes(),
+    ...newQuizRoutes(),
+    ...accountRoutes(),
+    ...sessionTokenRoutes(),
+    ...oauthRoutes(),
+    ...platformRoutes(),
+    ...testbedRoutes(),
+    ...toolLaunchRoutes(),
+    ...coursePageRoutes(),
+  ];
+}
