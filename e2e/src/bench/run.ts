@@ -1,0 +1,59 @@
+/**
+ * Runs the hot-path benchmarks: `npm run bench` (everything) or `node e2e/dist/bench/run.js detector`.
+ * BENCH_DURATION_MS, BENCH_ROUNDS and BENCH_CONNECTIONS tune every benchmark alike.
+ */
+import { availableParallelism } from 'node:os';
+import { benchDetector, formatDetectorBench } from './detector.js';
+
+interface Benchmark {
+  description: string;
+  run(settings: BenchSettings): Promise<string>;
+}
+
+interface BenchSettings {
+  durationMs: number;
+  rounds: number;
+  connections: number;
+}
+
+const BENCHMARKS: Record<string, Benchmark> = {
+  detector: {
+    description: 'cached detector script vs a static string route of the same size',
+    run: async (settings) => formatDetectorBench(await benchDetector(settings)),
+  },
+};
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+async function main(): Promise<void> {
+  const requested = process.argv.slice(2);
+  const unknown = requested.filter((name) => !(name in BENCHMARKS));
+  if (unknown.length > 0) {
+    throw new Error(`unknown benchmark ${unknown.join(', ')}; available: ${Object.keys(BENCHMARKS).join(', ')}`);
+  }
+  const settings: BenchSettings = {
+    durationMs: positiveInteger('BENCH_DURATION_MS', 3_000),
+    rounds: positiveInteger('BENCH_ROUNDS', 3),
+    connections: positiveInteger('BENCH_CONNECTIONS', 16),
+  };
+  console.log(
+    `node ${process.version}, ${availableParallelism()} CPUs; ${settings.rounds} rounds of ${settings.durationMs} ms, ` +
+      `${settings.connections} connections; load generator in the same process`,
+  );
+  for (const name of requested.length > 0 ? requested : Object.keys(BENCHMARKS)) {
+    const benchmark = BENCHMARKS[name]!;
+    console.log(`\n${name}: ${benchmark.description}`);
+    console.log(await benchmark.run(settings));
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exitCode = 1;
+});

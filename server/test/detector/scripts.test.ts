@@ -1,0 +1,332 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseDetectorConfig } from '@exb/shared/detector-config.js';
+import { DetectorBundlesMissingError, DetectorScripts } from '../../src/detector/script-cache.js';
+import {
+  DETECTOR_SCRIPT_ALIAS_PATH,
+  DETECTOR_SCRIPT_PATH,
+  THEME_LOADER_PATH,
+} from '../../src/http/detector.js';
+import {
+  CLIENT_ID,
+  DEPLOYMENT_IDS,
+  FAKE_BUNDLES,
+  LMS,
+  SERVICE,
+  detectorApp,
+  fakeDistDir,
+  injectedConfig,
+  routeContext,
+  stableHeaders,
+  type DetectorApp,
+} from './harness.js';
+
+const VARY = 'Origin, X-Forwarded-Host, X-Forwarded-Proto, X-Forwarded-Port';
+const SCRIPT_ROUTES = [
+  { path: DETECTOR_SCRIPT_PATH, bundle: 'lms-exb-detector' },
+  { path: DETECTOR_SCRIPT_ALIAS_PATH, bundle: 'lms-exb-detector' },
+  { path: THEME_LOADER_PATH, bundle: 'lms-exb-theme-loader' },
+] as const;
+
+const dist = fakeDistDir();
+afterAll(() => dist.remove());
+afterEach(() => vi.restoreAllMocks());
+
+function expectedConfig(overrides: { baseUrl?: string; debug?: boolean; diagnostics?: boolean } = {}) {
+  return {
+    baseUrl: overrides.baseUrl ?? SERVICE,
+    ltiClientId: CLIENT_ID,
+    deploymentIds: DEPLOYMENT_IDS,
+    debug: overrides.debug ?? false,
+    diagnostics: overrides.diagnostics ?? false,
+  };
+}
+
+describe('script routes, minified build', () => {
+  let d: DetectorApp;
+  beforeAll(async () => {
+    d = await detectorApp(routeContext({ production: true }), { distDir: dist.dir });
+  });
+  afterAll(() => d.app.close());
+
+  it.each(SCRIPT_ROUTES)('GET $path answers exactly the contract headers', async ({ path, bundle }) => {
+    const response = await d.app.inject({ method: 'GET', url: path, headers: { origin: LMS } });
+    expect(response.statusCode).toBe(200);
+    const { etag, ...rest } = stableHeaders(response.headers);
+    expect(rest).toEqual({
+      'content-type': 'application/javascript; charset=utf-8',
+      'cache-control': 'no-cache, must-revalidate',
+      pragma: 'no-cache',
+      expires: '0',
+      vary: VARY,
+      'x-content-type-options': 'nosniff',
+      'content-length': String(response.rawPayload.length),
+    });
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.js`]!)).toEqual(expectedConfig());
+  });
+
+  it('carries a configuration the browser-side parser accepts', async () => {
+    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    const parsed = parseDetectorConfig(injectedConfig(response.body, FAKE_BUNDLES['lms-exb-detector.js']!));
+    expect(parsed).toEqual(expectedConfig());
+  });
+
+  it.each(['GET', 'HEAD'] as const)('%s on the alias answers the same bytes and headers, never a redirect', async (method) => {
+    const primary = await d.app.inject({ method, url: DETECTOR_SCRIPT_PATH });
+    const alias = await d.app.inject({ method, url: DETECTOR_SCRIPT_ALIAS_PATH });
+    expect(alias.statusCode).toBe(200);
+    expect(alias.headers.location).toBeUndefined();
+    expect(alias.rawPayload.equals(primary.rawPayload)).toBe(true);
+    expect(stableHeaders(alias.headers)).toEqual(stableHeaders(primary.headers));
+  });
+
+  it('the detector and the theme loader are different scripts', async () => {
+    const detector = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    const loader = await d.app.inject({ method: 'GET', url: THEME_LOADER_PATH });
+    expect(detector.body).not.toBe(loader.body);
+    expect(detector.headers.etag).not.toBe(loader.headers.etag);
+  });
+
+  it('answers a revalidation with the current entity tag with 304 and the same cache headers', async () => {
+    const first = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    const etag = String(first.headers.etag);
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_PATH, headers: { 'if-none-match': ifNoneMatch } });
+      expect(response.statusCode, ifNoneMatch).toBe(304);
+      expect(response.rawPayload.length).toBe(0);
+      expect(response.headers['cache-control']).toBe('no-cache, must-revalidate');
+      expect(response.headers.vary).toBe(VARY);
+      expect(response.headers.etag).toBe(etag);
+    }
+    const stale = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'if-none-match': '"stale"' } });
+    expect(stale.statusCode).toBe(200);
+    expect(stale.rawPayload.equals(first.rawPayload)).toBe(true);
+  });
+
+  it('other methods are not routes', async () => {
+    const response = await d.app.inject({ method: 'POST', url: DETECTOR_SCRIPT_PATH });
+    expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('in-process caching per configuration tuple', () => {
+  it('production injects each script once and serves the same bytes object from then on', async () => {
+    const build = vi.spyOn(DetectorScripts.prototype as unknown as { build: () => unknown }, 'build');
+    const d = await detectorApp(routeContext({ production: true }), { distDir: dist.dir });
+    try {
+      const builtAtStart = build.mock.calls.length;
+      expect(builtAtStart).toBe(2);
+      const responses = [];
+      for (let i = 0; i < 5; i += 1) {
+        for (const { path } of SCRIPT_ROUTES) responses.push(await d.app.inject({ method: 'GET', url: path }));
+      }
+      expect(build.mock.calls.length).toBe(builtAtStart);
+      const detectorBodies = new Set(responses.filter((r) => r.body.includes('exbDetector')).map((r) => r.body));
+      expect(detectorBodies.size).toBe(1);
+    } finally {
+      await d.app.close();
+    }
+  });
+
+  it('hands out the identical body and headers objects for the same tuple', () => {
+    const scripts = DetectorScripts.load(scriptSettings({ production: true }), dist.dir);
+    const first = scripts.script('lms-exb-detector');
+    expect(scripts.script('lms-exb-detector')).toBe(first);
+    expect(scripts.script('lms-exb-detector').body).toBe(first.body);
+    expect(Object.isFrozen(first.headers)).toBe(true);
+  });
+
+  it('outside production every request injects afresh (equal bytes, new buffer)', async () => {
+    const scripts = DetectorScripts.load(scriptSettings({ production: false }), dist.dir);
+    expect(scripts.cached).toBe(false);
+    const first = scripts.script('lms-exb-detector');
+    const second = scripts.script('lms-exb-detector');
+    expect(second).not.toBe(first);
+    expect(second.body.equals(first.body)).toBe(true);
+    expect(second.etag).toBe(first.etag);
+  });
+
+  it('two apps with different tuples serve different bytes; equal tuples equal bytes', async () => {
+    const variants = [
+      routeContext({ production: true }),
+      routeContext({ production: true, baseUrl: 'https://other.example.test' }),
+      routeContext({ production: true, clientId: '999' }),
+      routeContext({ production: true, deploymentIds: ['1:abc'] }),
+      routeContext({ production: true, debugEnabled: true }),
+      routeContext({ production: true, detectorDiagnosticsEnabled: true }),
+    ];
+    const bodies: string[] = [];
+    for (const ctx of [...variants, routeContext({ production: true })]) {
+      const d = await detectorApp(ctx, { distDir: dist.dir });
+      bodies.push((await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH })).body);
+      await d.app.close();
+    }
+    expect(new Set(bodies.slice(0, variants.length)).size).toBe(variants.length);
+    expect(bodies[variants.length]).toBe(bodies[0]);
+  });
+});
+
+describe('debug and diagnostics modes', () => {
+  it.each([
+    { mode: 'debug', overrides: { debugEnabled: true }, config: { debug: true } },
+    { mode: 'diagnostics', overrides: { detectorDiagnosticsEnabled: true }, config: { diagnostics: true } },
+  ])('$mode serves the readable build, uncached and never stored', async ({ overrides, config }) => {
+    const build = vi.spyOn(DetectorScripts.prototype as unknown as { build: () => unknown }, 'build');
+    const d = await detectorApp(routeContext({ production: true, ...overrides }), { distDir: dist.dir });
+    try {
+      const before = build.mock.calls.length;
+      for (const { path, bundle } of SCRIPT_ROUTES) {
+        const response = await d.app.inject({ method: 'GET', url: path });
+        expect(response.statusCode).toBe(200);
+        expect(stableHeaders(response.headers)).toEqual({
+          'content-type': 'application/javascript; charset=utf-8',
+          'cache-control': 'no-cache, no-store, must-revalidate',
+          pragma: 'no-cache',
+          expires: '0',
+          vary: VARY,
+          'x-content-type-options': 'nosniff',
+          'content-length': String(response.rawPayload.length),
+        });
+        expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.debug.js`]!)).toEqual(expectedConfig(config));
+      }
+      expect(build.mock.calls.length).toBe(before + SCRIPT_ROUTES.length);
+      const revalidation = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'if-none-match': '*' } });
+      expect(revalidation.statusCode).toBe(200);
+      const primary = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+      const alias = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_PATH });
+      expect(alias.body).toBe(primary.body);
+      expect(stableHeaders(alias.headers)).toEqual(stableHeaders(primary.headers));
+    } finally {
+      await d.app.close();
+    }
+  });
+});
+
+describe('base URL behind a proxy', () => {
+  const forwarded = { 'x-forwarded-host': 'exam.school.example', 'x-forwarded-proto': 'https' };
+
+  it('ignores forwarded headers unless the proxy is trusted', async () => {
+    const d = await detectorApp(routeContext({ production: true }), { distDir: dist.dir });
+    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: forwarded });
+    expect(injectedConfig(response.body, FAKE_BUNDLES['lms-exb-detector.js']!)).toEqual(expectedConfig());
+    await d.app.close();
+  });
+
+  it('with a trusted proxy injects the forwarded origin and caches it per tuple', async () => {
+    const build = vi.spyOn(DetectorScripts.prototype as unknown as { build: () => unknown }, 'build');
+    const d = await detectorApp(routeContext({ production: true, trustProxy: true }), { distDir: dist.dir });
+    try {
+      const before = build.mock.calls.length;
+      const first = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: forwarded });
+      const second = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_PATH, headers: forwarded });
+      expect(build.mock.calls.length).toBe(before + 1);
+      expect(injectedConfig(first.body, FAKE_BUNDLES['lms-exb-detector.js']!)).toEqual(
+        expectedConfig({ baseUrl: 'https://exam.school.example' }),
+      );
+      expect(second.body).toBe(first.body);
+      const plain = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+      expect(injectedConfig(plain.body, FAKE_BUNDLES['lms-exb-detector.js']!)).toEqual(expectedConfig());
+      expect(plain.headers.etag).not.toBe(first.headers.etag);
+    } finally {
+      await d.app.close();
+    }
+  });
+
+  it.each([
+    { headers: { 'x-forwarded-host': 'exam.school.example', 'x-forwarded-proto': 'http' }, why: 'scheme downgrade' },
+    { headers: { 'x-forwarded-host': 'evil.example/path' }, why: 'path in host' },
+    { headers: { 'x-forwarded-host': 'user@evil.example' }, why: 'credentials in host' },
+    { headers: { 'x-forwarded-host': 'exam.school.example', 'x-forwarded-proto': 'javascript' }, why: 'odd scheme' },
+    { headers: { 'x-forwarded-host': 'exam.school.example', 'x-forwarded-port': '99999' }, why: 'bad port' },
+    { headers: { 'x-forwarded-proto': 'https', 'x-forwarded-port': '8443' }, why: 'no forwarded host' },
+  ])('keeps the configured base URL on $why', async ({ headers }) => {
+    const d = await detectorApp(routeContext({ production: true, trustProxy: true }), { distDir: dist.dir });
+    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers });
+    expect(injectedConfig(response.body, FAKE_BUNDLES['lms-exb-detector.js']!)).toEqual(expectedConfig());
+    await d.app.close();
+  });
+
+  it('uses the entry the nearest proxy appended and the forwarded port', () => {
+    const scripts = DetectorScripts.load(scriptSettings({ production: true, trustProxy: true }), dist.dir);
+    expect(
+      scripts.baseUrlFor({
+        'x-forwarded-host': 'spoofed.example, exam.school.example',
+        'x-forwarded-proto': 'http, https',
+        'x-forwarded-port': '8443',
+      }),
+    ).toBe('https://exam.school.example:8443');
+    expect(scripts.baseUrlFor({ 'x-forwarded-host': 'exam.school.example:9443', 'x-forwarded-port': '8443' })).toBe(
+      'https://exam.school.example:9443',
+    );
+    expect(scripts.baseUrlFor({ 'x-forwarded-host': 'EXAM.School.example', 'x-forwarded-port': '443' })).toBe(
+      'https://exam.school.example',
+    );
+    expect(scripts.baseUrlFor({ 'x-forwarded-host': '[::1]:8443' })).toBe('https://[::1]:8443');
+  });
+
+  it('keeps a bounded number of forwarded origins', () => {
+    const scripts = DetectorScripts.load(scriptSettings({ production: true, trustProxy: true }), dist.dir);
+    const build = vi.spyOn(scripts as unknown as { build: () => unknown }, 'build');
+    for (let i = 0; i < 100; i += 1) scripts.script('lms-exb-detector', `https://host-${i}.example`);
+    expect(build).toHaveBeenCalledTimes(100);
+    const forwarded = (scripts as unknown as { forwarded: Map<string, unknown> }).forwarded;
+    expect(forwarded.size).toBeLessThanOrEqual(32);
+    expect(scripts.script('lms-exb-detector')).toBe(scripts.script('lms-exb-detector'));
+  });
+});
+
+describe('missing bundles', () => {
+  const empty = fakeDistDir({});
+  afterAll(() => empty.remove());
+
+  it('stop a production start with a message naming the build', async () => {
+    const promise = detectorApp(routeContext({ production: true }), { distDir: empty.dir });
+    await expect(promise).rejects.toBeInstanceOf(DetectorBundlesMissingError);
+    await expect(detectorApp(routeContext({ production: true }), { distDir: empty.dir })).rejects.toThrow(/run `npm run build`/);
+  });
+
+  it('name the readable files the debug mode needs', () => {
+    const partial = fakeDistDir({ 'lms-exb-detector.js': FAKE_BUNDLES['lms-exb-detector.js']!, 'lms-exb-theme-loader.js': FAKE_BUNDLES['lms-exb-theme-loader.js']! });
+    try {
+      expect(() => DetectorScripts.load(scriptSettings({ debug: true }), partial.dir)).toThrow(/lms-exb-detector\.debug\.js.*lms-exb-theme-loader\.debug\.js/);
+    } finally {
+      partial.remove();
+    }
+  });
+
+  it('outside production leave the service running and say what to do on the script routes', async () => {
+    const d = await detectorApp(routeContext({ production: false }), { distDir: empty.dir });
+    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    expect(response.statusCode).toBe(503);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.body).toContain('npm run build');
+    expect(d.logText()).toContain('detector bundles not found');
+    await d.app.close();
+  });
+
+  it('a bundle without the marker exactly once is refused at start', () => {
+    const broken = fakeDistDir({ ...FAKE_BUNDLES, 'lms-exb-detector.js': '(()=>{})();' });
+    try {
+      expect(() => DetectorScripts.load(scriptSettings({ production: true }), broken.dir)).toThrow(/exactly once/);
+    } finally {
+      broken.remove();
+    }
+  });
+
+  it('a configuration the scripts cannot carry is refused at start', () => {
+    expect(() => DetectorScripts.load(scriptSettings({ ltiClientId: 'x'.repeat(300) }), dist.dir)).toThrow(/invalid detector configuration/);
+  });
+});
+
+function scriptSettings(overrides: Partial<Parameters<typeof DetectorScripts.load>[0]> = {}): Parameters<typeof DetectorScripts.load>[0] {
+  return {
+    baseUrl: SERVICE,
+    ltiClientId: CLIENT_ID,
+    deploymentIds: DEPLOYMENT_IDS,
+    debug: false,
+    diagnostics: false,
+    production: false,
+    trustProxy: false,
+    ...overrides,
+  };
+}
