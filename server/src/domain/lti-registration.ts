@@ -20,6 +20,9 @@ export function buildRegistrationDocument(input: RegistrationInput) {
     target_link_uri: launchUrl,
     public_jwk_url: `${input.baseUrl}/.well-known/jwks.json`,
     scopes: [] as string[],
+    // Assessment links (`/exb/launch/:contentId` in a module or assignment) carry only tool-level custom fields; the
+    // course set makes those launches course-surface launches. Placements override these keys with their own.
+    custom_fields: { ...COURSE_CUSTOM_FIELDS },
     extensions: [
       {
         platform: input.lmsPlatform,

@@ -46,7 +46,7 @@ describe.each([
     expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
     const doc = response.json();
     expect(Object.keys(doc).sort()).toEqual(
-      ['description', 'extensions', 'oidc_initiation_url', 'public_jwk_url', 'scopes', 'target_link_uri', 'title'].sort(),
+      ['custom_fields', 'description', 'extensions', 'oidc_initiation_url', 'public_jwk_url', 'scopes', 'target_link_uri', 'title'].sort(),
     );
     expect(typeof doc.title).toBe('string');
     expect(typeof doc.description).toBe('string');
@@ -54,6 +54,7 @@ describe.each([
     expect(doc.target_link_uri).toBe(`${BASE}/lti/launch`);
     expect(doc.public_jwk_url).toBe(`${BASE}/.well-known/jwks.json`);
     expect(doc.scopes).toEqual([]);
+    expect(doc.custom_fields).toEqual(courseCustomFields);
     expect(doc.extensions).toHaveLength(1);
     const [extension] = doc.extensions;
     expect(extension.platform).toBe('lms.example.platform');
