@@ -1,0 +1,31 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+/**
+ * Named leases in the `lease` table: a lock with an owner and an expiry, shared by every instance. Acquiring is one
+ * statement that either inserts the row or takes over an expired one, so exactly one contender holds a live lease, and
+ * a holder that crashed blocks others for at most the lease's lifetime.
+ */
+export async function tryAcquireLease(orm: MikroORM, name: string, owner: string, ttlSeconds: number): Promise<boolean> {
+  const rows = await orm.em.getConnection().execute<{ owner: string }[]>(
+    `insert into lease (name, owner, expires_at) values (?, ?, now() + (? * interval '1 second'))
+     on conflict (name) do update set owner = excluded.owner, expires_at = excluded.expires_at
+       where lease.expires_at <= now()
+     returning owner`,
+    [name, owner, ttlSeconds],
+  );
+  return rows[0]?.owner === owner;
+}
+
+/** Releases the lease if this owner still holds it; a lease taken over after expiry is left to its new owner. */
+export async function releaseLease(orm: MikroORM, name: string, owner: string): Promise<void> {
+  await orm.em.getConnection().execute('delete from lease where name = ? and owner = ?', [name, owner], 'run');
+}
+
+/** Whether someone holds a live (unexpired) lease of this name; markers such as a running course reset are leases too. */
+export async function isLeaseHeld(orm: MikroORM, name: string): Promise<boolean> {
+  const rows = await orm.em.getConnection().execute<{ held: number }[]>(
+    'select 1 as held from lease where name = ? and expires_at > now()',
+    [name],
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,90 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { CALLBACK_FAILURE_MESSAGES, completeAuthorization, type CallbackDependencies } from '../oauth/callback.js';
+import { lmsReturnUrl } from '../oauth/redirect.js';
+import { startAuthorization, type StartDependencies, type StartEndpoint } from '../oauth/start.js';
+import { authorizationStatus } from '../oauth/status.js';
+import { isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
+import { readSession } from '../security/session.js';
+import { errorBody } from './errors.js';
+import { htmlSecurityHeaders } from './shell.js';
+import { staticPage } from './static-page.js';
+
+const CROSS_SITE_START_MESSAGE =
+  'LMS authorization can only be started from the tool itself. Open the tool from your course or account in the LMS and use its authorize button.';
+
+/** Browsers navigating to a start endpoint get a readable page; scripts asking for JSON get the contract's error body. */
+function sendRefusal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) {
+  reply.code(status).header('cache-control', 'no-store');
+  const accept = String(request.headers.accept ?? '');
+  if (accept.includes('text/html')) {
+    return reply
+      .headers(htmlSecurityHeaders(ctx.config.lmsUrl))
+      .type('text/html; charset=utf-8')
+      .send(staticPage('LMS authorization was not started', [message]));
+  }
+  return reply.send(errorBody(code, message));
+}
+
+/**
+ * The LMS OAuth routes of Document 1: the four authorization starts, the callback and the status check. Routes only
+ * guard, read the session and render; the rules live in `oauth/`.
+ */
+export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { config, shell, oauth, logger } = ctx;
+  const startDeps: StartDependencies = { config, states: oauth.states, tokens: oauth.tokens };
+  const callbackDeps: CallbackDependencies = {
+    config,
+    states: oauth.states,
+    tokens: oauth.tokens,
+    tokenEndpoint: oauth.tokenEndpoint,
+    logger,
+  };
+
+  const start = (endpoint: StartEndpoint) => async (request: FastifyRequest, reply: FastifyReply) => {
+    // The Fetch Metadata guard runs before anything else, so a cross-site page learns nothing about the session.
+    if (!isSameOriginOrUnmarked(request)) {
+      return sendRefusal(ctx, request, reply, 403, 'CROSS_SITE_AUTHORIZATION_START', CROSS_SITE_START_MESSAGE);
+    }
+    const outcome = await startAuthorization(startDeps, endpoint, readSession(request), request.query);
+    if (!outcome.ok) return sendRefusal(ctx, request, reply, outcome.status, outcome.code, outcome.message);
+    return reply.code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(outcome.location);
+  };
+
+  app.get('/api/oauth2authorize', start('instructor'));
+  app.get('/api/oauth2reauthorize', start('instructor'));
+  app.get('/api/student-session-authorize', start('student'));
+  app.get('/api/admin/oauth2authorize', start('admin'));
+
+  app.get('/api/oauth2callback', async (request, reply) => {
+    const session = readSession(request);
+    let outcome;
+    try {
+      outcome = await completeAuthorization(callbackDeps, session, request.query);
+    } catch (error) {
+      request.log.error({ err: error }, 'LMS OAuth callback failed');
+      return shell.send(reply, { view: 'oauth-error', errorCode: 'internal-error', message: 'The authorization could not be stored. Try again in a moment.' }, { status: 500 });
+    }
+    if (outcome.ok) return shell.send(reply, outcome.view);
+    request.log.info({ failure: outcome.failure }, 'LMS OAuth callback refused');
+    const details: { label: string; value: string }[] = [];
+    if (outcome.lmsError) details.push({ label: 'LMS error', value: outcome.lmsError });
+    if (outcome.lmsErrorDescription) details.push({ label: 'LMS message', value: outcome.lmsErrorDescription });
+    return shell.send(
+      reply,
+      {
+        view: 'oauth-error',
+        errorCode: outcome.failure,
+        message: CALLBACK_FAILURE_MESSAGES[outcome.failure],
+        details,
+        ...(session ? { lmsReturnUrl: lmsReturnUrl(config.lmsUrl, session.principal) } : {}),
+      },
+      { status: 400 },
+    );
+  });
+
+  app.get('/api/oauth2status', async (request, reply) => {
+    const authorized = await authorizationStatus(oauth.accessTokens, readSession(request), request.query);
+    return reply.header('cache-control', 'no-store').send({ authorized });
+  });
+}

@@ -1,0 +1,188 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import type { AppConfig } from '../config.js';
+import type { Principal } from '../domain/principal.js';
+import { sessionBindingHash, type SessionData } from '../security/session.js';
+import { scopesForProfile } from './grant-rules.js';
+import { lmsReturnUrl, redirectUrlOrDefault, safeLocalPath, DEFAULT_REDIRECT_PATH } from './redirect.js';
+import { principalBinding, PURPOSE_BY_KIND, type OAuthState, type OAuthStateStore } from './state.js';
+import type { LmsTokenEndpoint } from './token-endpoint.js';
+import { GrantDowngradeRefusedError, type LmsTokenRepository } from './token-repository.js';
+
+/** Why a callback failed; shown to the user as a sentence, logged as the code. */
+export type CallbackFailure =
+  | 'lms-error'
+  | 'invalid-request'
+  | 'unknown-state'
+  | 'no-principal'
+  | 'role-mismatch'
+  | 'binding-mismatch'
+  | 'replayed-state'
+  | 'not-configured'
+  | 'exchange-failed'
+  | 'user-mismatch'
+  | 'grant-narrowed';
+
+export const CALLBACK_FAILURE_MESSAGES: Readonly<Record<CallbackFailure, string>> = {
+  'lms-error': 'The LMS did not grant the authorization.',
+  'invalid-request': 'The LMS returned an incomplete authorization response.',
+  'unknown-state': 'This authorization request is unknown or has expired. Start the authorization again from the tool.',
+  'no-principal': 'Your tool session has ended. Open the tool from the LMS and start the authorization again.',
+  'role-mismatch': 'This authorization was started for a different role. Start it again from the tool.',
+  'binding-mismatch': 'This authorization was started in a different session, course or account. Start it again from the tool.',
+  'replayed-state': 'This authorization response was already used. Start the authorization again from the tool.',
+  'not-configured': 'LMS API access is not configured for this service.',
+  'exchange-failed': 'The LMS did not confirm the authorization. Try again in a moment.',
+  'user-mismatch': 'The LMS authorized a different user than the one signed in to the tool.',
+  'grant-narrowed': 'Your LMS authorization changed while this one was in progress. Start the authorization again from the tool.',
+};
+
+export const callbackQuerySchema = z.object({
+  code: z.string().min(1).max(4096).optional(),
+  state: z.string().min(1).max(256).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2048).optional(),
+});
+
+export type CallbackView =
+  | { view: 'lms-oauth-connected'; lmsReturnUrl: string; redirectUrl: string }
+  | { view: 'student-session-connected'; returnUrl: string };
+
+export interface CallbackFailed {
+  ok: false;
+  failure: CallbackFailure;
+  /** The LMS's `error` and `error_description`, cleaned for display (step 1 only). */
+  lmsError?: string;
+  lmsErrorDescription?: string;
+}
+
+export type CallbackOutcome = { ok: true; view: CallbackView; grantType: string } | CallbackFailed;
+
+function fail(failure: CallbackFailure, details: Pick<CallbackFailed, 'lmsError' | 'lmsErrorDescription'> = {}): CallbackFailed {
+  return { ok: false, failure, ...details };
+}
+
+export interface CallbackDependencies {
+  config: AppConfig;
+  states: OAuthStateStore;
+  tokens: LmsTokenRepository;
+  tokenEndpoint: LmsTokenEndpoint | undefined;
+  logger: Logger;
+}
+
+/** LMS-provided text shown in the error view: printable, single-line and short, whatever a crafted link carries. */
+function displayText(value: string | undefined, max: number): string | undefined {
+  if (value === undefined) return undefined;
+  const cleaned = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ').trim();
+  return cleaned.length === 0 ? undefined : cleaned.slice(0, max);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Step 5: every identity field the state bound, the session and, for administrators, the root account. */
+function bindingMatches(state: OAuthState, principal: Principal, session: SessionData): boolean {
+  const expected = principalBinding(principal);
+  return (
+    state.lmsUserId === expected.lmsUserId &&
+    state.ltiSubject === expected.ltiSubject &&
+    state.issuer === expected.issuer &&
+    state.deploymentId === expected.deploymentId &&
+    state.courseId === expected.courseId &&
+    state.accountId === expected.accountId &&
+    sameSecret(state.sessionHash, sessionBindingHash(session))
+  );
+}
+
+/**
+ * `/api/oauth2callback`, the ten steps of Document 1 in order. Nothing is consumed before the principal, role and
+ * binding checks pass, so a stray or hostile callback cannot burn a user's pending state; once consumed, a state can
+ * never be used again, whatever happens after.
+ */
+export async function completeAuthorization(
+  deps: CallbackDependencies,
+  session: SessionData | null,
+  rawQuery: unknown,
+): Promise<CallbackOutcome> {
+  const parsed = callbackQuerySchema.safeParse(rawQuery ?? {});
+  if (!parsed.success) return fail('invalid-request');
+  const query = parsed.data;
+
+  // 1. The LMS reports a refusal or error: nothing is exchanged.
+  if (query.error !== undefined) {
+    const lmsError = displayText(query.error, 64);
+    const lmsErrorDescription = displayText(query.error_description, 500);
+    return fail('lms-error', { ...(lmsError ? { lmsError } : {}), ...(lmsErrorDescription ? { lmsErrorDescription } : {}) });
+  }
+  if (query.state === undefined || query.code === undefined) return fail('invalid-request');
+
+  // 2. Peek without consuming.
+  const state = await deps.states.peek(query.state);
+  if (!state) return fail('unknown-state');
+
+  // 3. A principal in this session.
+  if (!session) return fail('no-principal');
+  const { principal } = session;
+
+  // 4. The principal's role matches the purpose.
+  if (PURPOSE_BY_KIND[principal.kind] !== state.purpose) return fail('role-mismatch');
+
+  // 5. Full binding.
+  if (!bindingMatches(state, principal, session)) return fail('binding-mismatch');
+
+  // 6. Atomic consumption: of parallel or replayed callbacks, exactly one continues.
+  const consumed = await deps.states.consume(query.state);
+  if (!consumed) return fail('replayed-state');
+
+  // 7. Server-side code exchange (deadline and 64 KB cap in the endpoint client).
+  const { tokenEndpoint } = deps;
+  if (!tokenEndpoint) return fail('not-configured');
+  let grant;
+  try {
+    grant = await tokenEndpoint.exchangeCode(query.code);
+  } catch (error) {
+    deps.logger.warn({ err: error, purpose: consumed.purpose }, 'LMS OAuth code exchange failed');
+    return fail('exchange-failed');
+  }
+
+  // 8. The token belongs to the verified user.
+  if (!grant.user || grant.user.id !== principal.lmsUserId) {
+    const revoked = await tokenEndpoint.revoke(grant.accessToken);
+    deps.logger.warn({ purpose: consumed.purpose, revoked }, 'LMS OAuth token belongs to another user; discarded');
+    return fail('user-mismatch');
+  }
+
+  // 9. Upsert the user's one record. The LMS does not echo scopes; the granted set is the one requested.
+  let stored;
+  try {
+    stored = await deps.tokens.saveAuthorization({
+      lmsUserId: principal.lmsUserId,
+      scopes: scopesForProfile(consumed.oauthScopeProfile),
+      accessToken: grant.accessToken,
+      refreshToken: grant.refreshToken,
+      expiresInSeconds: grant.expiresInSeconds,
+      lmsUserName: grant.user.name,
+      lmsGlobalUserId: grant.user.globalId,
+      lmsRegion: grant.region,
+      accountId: principal.kind === 'admin' ? principal.accountId : null,
+    });
+  } catch (error) {
+    if (error instanceof GrantDowngradeRefusedError) return fail('grant-narrowed');
+    throw error;
+  }
+
+  // 10. A completion view without privileges; never a management view.
+  const view: CallbackView =
+    principal.kind === 'student'
+      ? { view: 'student-session-connected', returnUrl: safeLocalPath(consumed.redirectUrl, deps.config.baseUrl) ?? `${DEFAULT_REDIRECT_PATH}?connected=1` }
+      : {
+          view: 'lms-oauth-connected',
+          lmsReturnUrl: lmsReturnUrl(deps.config.lmsUrl, principal),
+          redirectUrl: redirectUrlOrDefault(consumed.redirectUrl, deps.config.baseUrl),
+        };
+  return { ok: true, view, grantType: stored.grantType };
+}

@@ -1,0 +1,309 @@
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { TokenKeyring } from '../security/token-keyring.js';
+import { grantTypeForScopes, type GrantType } from './grant-rules.js';
+
+/** What every read of a record knows without decrypting anything. */
+export interface GrantMetadata {
+  id: string;
+  lmsUserId: string;
+  grantType: GrantType;
+  scopes: string[];
+  accountId: string | null;
+  accessTokenExpiresAt: Date | null;
+  reauthorizationRequired: boolean;
+  /** `null` for a legacy plaintext row. */
+  tokenKeyId: string | null;
+  version: number;
+}
+
+export interface StoredGrant extends GrantMetadata {
+  accessToken: string;
+  refreshToken: string | null;
+}
+
+export interface NewAuthorization {
+  lmsUserId: string;
+  scopes: readonly string[];
+  accessToken: string;
+  refreshToken: string | null;
+  expiresInSeconds: number | null;
+  lmsUserName: string | null;
+  lmsGlobalUserId: string | null;
+  lmsRegion: string | null;
+  /** The verified root account of an administrator authorization. */
+  accountId: string | null;
+}
+
+export interface RefreshedTokens {
+  accessToken: string;
+  /** `null` keeps the stored refresh token (the LMS does not send a new one on refresh). */
+  refreshToken: string | null;
+  expiresInSeconds: number | null;
+}
+
+export interface MigrationReport {
+  scanned: number;
+  legacyEncrypted: number;
+  reencrypted: number;
+  alreadyCurrent: number;
+  unreadable: number;
+}
+
+/** An authorization with only the application scopes arrived for a user whose record holds an administrator grant. */
+export class GrantDowngradeRefusedError extends Error {
+  constructor() {
+    super('an administrator grant is never replaced by a narrower one');
+    this.name = 'GrantDowngradeRefusedError';
+  }
+}
+
+interface Row {
+  id: string;
+  lms_user_id: string;
+  grant_type: GrantType;
+  scopes: string[];
+  account_id: string | null;
+  access_token_expires_at: Date | null;
+  reauthorization_required_at: Date | null;
+  token_key_id: string | null;
+  access_token_ciphertext: Buffer | null;
+  refresh_token_ciphertext: Buffer | null;
+  legacy_access_token: string | null;
+  legacy_refresh_token: string | null;
+  version: number;
+}
+
+const COLUMNS = `id, lms_user_id, grant_type, scopes, account_id, access_token_expires_at, reauthorization_required_at,
+  token_key_id, access_token_ciphertext, refresh_token_ciphertext, legacy_access_token, legacy_refresh_token, version`;
+
+/**
+ * Binds a ciphertext to its row and field: the record id and the LMS user id (the contract's associated data) plus
+ * which token it is, so a ciphertext copied to another row, another user or the other column does not open.
+ */
+export function tokenAssociatedData(id: string, lmsUserId: string, field: 'access' | 'refresh'): string {
+  return `lms-oauth-token/v1|${id}|${lmsUserId}|${field}`;
+}
+
+function expiryFrom(expiresInSeconds: number | null): Date | null {
+  return expiresInSeconds === null ? null : new Date(Date.now() + expiresInSeconds * 1000);
+}
+
+function metadataOf(row: Row): GrantMetadata {
+  return {
+    id: row.id,
+    lmsUserId: row.lms_user_id,
+    grantType: row.grant_type,
+    scopes: row.scopes,
+    accountId: row.account_id,
+    accessTokenExpiresAt: row.access_token_expires_at ? new Date(row.access_token_expires_at) : null,
+    reauthorizationRequired: row.reauthorization_required_at !== null,
+    tokenKeyId: row.token_key_id,
+    version: row.version,
+  };
+}
+
+/**
+ * The LMS OAuth token records: exactly one per LMS user, access and refresh tokens sealed with AES-256-GCM under the
+ * token keyring, scope and identity metadata in plain columns. Legacy plaintext rows are read as they are until
+ * `migrate-tokens` seals them. Plaintext tokens never appear in SQL text, logs or errors.
+ */
+export class LmsTokenRepository {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly keyring: TokenKeyring,
+    private readonly logger: Logger,
+  ) {}
+
+  async findMetadata(lmsUserId: string): Promise<GrantMetadata | null> {
+    const row = await this.row(lmsUserId);
+    return row ? metadataOf(row) : null;
+  }
+
+  /** The decrypted grant, `null` when there is none, `'unreadable'` when its ciphertext does not open. */
+  async find(lmsUserId: string): Promise<StoredGrant | 'unreadable' | null> {
+    const row = await this.row(lmsUserId);
+    if (!row) return null;
+    return this.decrypt(row) ?? 'unreadable';
+  }
+
+  /**
+   * Stores a completed authorization on the user's one record: inserts it, or updates it in place (same id) under a
+   * row lock. An administrator record is only replaced by another administrator grant; the start endpoints request the
+   * administrator set whenever one exists, so a narrower grant here means the record changed during the flow.
+   */
+  async saveAuthorization(grant: NewAuthorization): Promise<{ id: string; grantType: GrantType }> {
+    const grantType = grantTypeForScopes(grant.scopes);
+    const scopes = [...grant.scopes];
+    const expiresAt = expiryFrom(grant.expiresInSeconds);
+    return this.orm.em.fork().transactional(async (em) => {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const existing = await em.execute<Row[]>(`select ${COLUMNS} from lms_oauth_token where lms_user_id = ? for update`, [grant.lmsUserId]);
+        const current = existing[0];
+        const id = current?.id ?? randomUUID();
+        const sealed = this.sealPair(id, grant.lmsUserId, grant.accessToken, grant.refreshToken);
+        if (current) {
+          if (current.grant_type === 'account_admin' && grantType !== 'account_admin') throw new GrantDowngradeRefusedError();
+          await em.execute(
+            `update lms_oauth_token set grant_type = ?, scopes = array[?]::text[], lms_user_name = ?, lms_global_user_id = ?,
+               lms_region = ?, account_id = coalesce(?, account_id), token_key_id = ?, access_token_ciphertext = ?,
+               refresh_token_ciphertext = ?, legacy_access_token = null, legacy_refresh_token = null,
+               access_token_expires_at = ?, reauthorization_required_at = null, authorized_at = now(), refreshed_at = null,
+               updated_at = now(), version = version + 1
+             where id = ?`,
+            [
+              grantType,
+              scopes,
+              grant.lmsUserName,
+              grant.lmsGlobalUserId,
+              grant.lmsRegion,
+              grant.accountId,
+              sealed.kid,
+              sealed.access,
+              sealed.refresh,
+              expiresAt,
+              id,
+            ],
+            'run',
+          );
+          return { id, grantType };
+        }
+        const inserted = await em.execute<{ id: string }[]>(
+          `insert into lms_oauth_token (id, lms_user_id, grant_type, scopes, lms_user_name, lms_global_user_id, lms_region,
+             account_id, token_key_id, access_token_ciphertext, refresh_token_ciphertext, access_token_expires_at)
+           values (?, ?, ?, array[?]::text[], ?, ?, ?, ?, ?, ?, ?, ?)
+           on conflict (lms_user_id) do nothing
+           returning id`,
+          [
+            id,
+            grant.lmsUserId,
+            grantType,
+            scopes,
+            grant.lmsUserName,
+            grant.lmsGlobalUserId,
+            grant.lmsRegion,
+            grant.accountId,
+            sealed.kid,
+            sealed.access,
+            sealed.refresh,
+            expiresAt,
+          ],
+        );
+        if (inserted[0]) return { id, grantType };
+        // Another authorization for the same user inserted first; lock and update its row instead.
+      }
+      throw new Error('could not store the LMS authorization');
+    });
+  }
+
+  /**
+   * Stores refreshed tokens if the record is still the version the refresh started from; `false` when a newer
+   * authorization or refresh got there first (its tokens win).
+   */
+  async saveRefresh(grant: Pick<GrantMetadata, 'id' | 'lmsUserId' | 'version'> & { refreshToken: string | null }, tokens: RefreshedTokens): Promise<boolean> {
+    const refreshToken = tokens.refreshToken ?? grant.refreshToken;
+    const sealed = this.sealPair(grant.id, grant.lmsUserId, tokens.accessToken, refreshToken);
+    const result = await this.orm.em.getConnection().execute<{ affectedRows: number }>(
+      `update lms_oauth_token set token_key_id = ?, access_token_ciphertext = ?, refresh_token_ciphertext = ?,
+         legacy_access_token = null, legacy_refresh_token = null, access_token_expires_at = ?, refreshed_at = now(),
+         updated_at = now(), version = version + 1
+       where id = ? and lms_user_id = ? and version = ? and reauthorization_required_at is null`,
+      [sealed.kid, sealed.access, sealed.refresh, expiryFrom(tokens.expiresInSeconds), grant.id, grant.lmsUserId, grant.version],
+      'run',
+    );
+    return result.affectedRows === 1;
+  }
+
+  /**
+   * Marks the grant unusable until the user authorizes again (the LMS revoked it). Only the version that failed is
+   * marked, so a new authorization stored meanwhile stays usable.
+   */
+  async markReauthorizationRequired(grant: Pick<GrantMetadata, 'id' | 'version'>): Promise<void> {
+    await this.orm.em.getConnection().execute(
+      `update lms_oauth_token set reauthorization_required_at = now(), updated_at = now(), version = version + 1
+       where id = ? and version = ? and reauthorization_required_at is null`,
+      [grant.id, grant.version],
+      'run',
+    );
+  }
+
+  /**
+   * Seals legacy plaintext rows and re-seals rows under an older key with the active key. Each row is rewritten in
+   * its own short transaction under a row lock, so the command can run beside a live service and be run again at
+   * any time; rows already current are left alone. Rows that do not open are counted and left as they are.
+   */
+  async migrateTokens(batchSize = 200): Promise<MigrationReport> {
+    const report: MigrationReport = { scanned: 0, legacyEncrypted: 0, reencrypted: 0, alreadyCurrent: 0, unreadable: 0 };
+    const connection = this.orm.em.getConnection();
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (;;) {
+      const ids = await connection.execute<{ id: string; token_key_id: string | null }[]>(
+        'select id, token_key_id from lms_oauth_token where id > ? order by id limit ?',
+        [after, batchSize],
+      );
+      if (ids.length === 0) return report;
+      after = ids[ids.length - 1]!.id;
+      for (const { id } of ids) {
+        report.scanned += 1;
+        const outcome = await this.migrateRow(id);
+        report[outcome] += 1;
+      }
+    }
+  }
+
+  private async migrateRow(id: string): Promise<'legacyEncrypted' | 'reencrypted' | 'alreadyCurrent' | 'unreadable'> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const row = (await em.execute<Row[]>(`select ${COLUMNS} from lms_oauth_token where id = ? for update`, [id]))[0];
+      if (!row) return 'alreadyCurrent';
+      if (row.token_key_id === this.keyring.activeKid) return 'alreadyCurrent';
+      const grant = this.decrypt(row);
+      if (!grant) return 'unreadable';
+      const sealed = this.sealPair(row.id, row.lms_user_id, grant.accessToken, grant.refreshToken);
+      await em.execute(
+        `update lms_oauth_token set token_key_id = ?, access_token_ciphertext = ?, refresh_token_ciphertext = ?,
+           legacy_access_token = null, legacy_refresh_token = null, updated_at = now(), version = version + 1
+         where id = ?`,
+        [sealed.kid, sealed.access, sealed.refresh, row.id],
+        'run',
+      );
+      return row.token_key_id === null ? 'legacyEncrypted' : 'reencrypted';
+    });
+  }
+
+  private async row(lmsUserId: string): Promise<Row | undefined> {
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<Row[]>(`select ${COLUMNS} from lms_oauth_token where lms_user_id = ?`, [lmsUserId]);
+    return rows[0];
+  }
+
+  private sealPair(id: string, lmsUserId: string, accessToken: string, refreshToken: string | null) {
+    const access = this.keyring.seal(accessToken, tokenAssociatedData(id, lmsUserId, 'access'));
+    const refresh = refreshToken === null ? null : this.keyring.seal(refreshToken, tokenAssociatedData(id, lmsUserId, 'refresh'));
+    return { kid: access.kid, access: access.ciphertext, refresh: refresh?.ciphertext ?? null };
+  }
+
+  private decrypt(row: Row): StoredGrant | null {
+    const metadata = metadataOf(row);
+    if (row.token_key_id === null) {
+      // Compatibility mode: rows from before encryption hold plaintext until `migrate-tokens` rewrites them.
+      if (!row.legacy_access_token) return null;
+      return { ...metadata, accessToken: row.legacy_access_token, refreshToken: row.legacy_refresh_token };
+    }
+    const accessToken = row.access_token_ciphertext
+      ? this.keyring.open(row.token_key_id, row.access_token_ciphertext, tokenAssociatedData(row.id, row.lms_user_id, 'access'))
+      : null;
+    const refreshToken = row.refresh_token_ciphertext
+      ? this.keyring.open(row.token_key_id, row.refresh_token_ciphertext, tokenAssociatedData(row.id, row.lms_user_id, 'refresh'))
+      : null;
+    if (accessToken === null || (row.refresh_token_ciphertext && refreshToken === null)) {
+      this.logger.error(
+        { tokenRecordId: row.id, tokenKeyId: row.token_key_id, keyKnown: this.keyring.has(row.token_key_id) },
+        'LMS token record does not decrypt; the user must authorize again',
+      );
+      return null;
+    }
+    return { ...metadata, accessToken, refreshToken };
+  }
+}
