@@ -20,7 +20,7 @@ const t = initTRPC.context<TrpcContext>().create({
   errorFormatter: ({ shape, error }) => ({
     message: shape.message,
     code: shape.code,
-    data: { code: shape.data.code, httpStatus: shape.data.httpStatus, errorCode: (error.cause as { errorCode?: string } | undefined)?.errorCode },
+    data: { code: shape.data.code, httpStatus: shape.data.httpStatus, errorCode: (error.cause as { errorCode?: string } | undefined)?.errorCode, authUrl: (error.cause as { authUrl?: string } | undefined)?.authUrl },
   }),
 });
 

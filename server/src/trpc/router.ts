@@ -1,4 +1,5 @@
 import { principalProcedure, router } from './init.js';
+import { instructorRouter } from './routers/instructor.js';
 
 /** The typed API the React client calls. Management procedures join here as sub-routers. */
 export const appRouter = router({
@@ -6,6 +7,7 @@ export const appRouter = router({
     /** Who the session belongs to, as the views show it; identifiers only, nothing secret. */
     whoami: principalProcedure('instructor', 'student', 'admin').query(({ ctx }) => ctx.principal),
   }),
+  instructor: instructorRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+import { classicQuizContentId, isLmsId, newQuizContentId } from '@exb/shared/content-id.js';
+import type { LmsApi } from '../../lms/api.js';
+import type { CachedAssessment } from '../settings/model.js';
+import type { ManagementLocks } from '../locks.js';
+import type { AssessmentCache, DiscoveredAssessment } from './assessment-cache.js';
+
+/** Titles are display text; a longer one is cut rather than stored whole. */
+const MAX_TITLE_LENGTH = 500;
+
+/**
+ * Reads a course's assessments from the LMS with the caller's grant and replaces the course's cache with them:
+ * classic quizzes from the quiz list, new quizzes from the assignment list (only assignments the LMS flags as new
+ * quizzes; classic-quiz assignments are already in the quiz list). Runs under the course write lock.
+ */
+export class AssessmentDiscovery {
+  constructor(
+    private readonly cache: AssessmentCache,
+    private readonly locks: ManagementLocks,
+    private readonly logger: Logger,
+  ) {}
+
+  async refresh(courseId: string, lms: LmsApi): Promise<CachedAssessment[]> {
+    return this.locks.withCourseWriteLock(courseId, async () => {
+      const [quizzes, assignments] = await Promise.all([lms.listQuizzes(courseId), lms.listAssignments(courseId)]);
+      const discovered: DiscoveredAssessment[] = [];
+      let skipped = 0;
+      for (const quiz of quizzes) {
+        if (!isLmsId(quiz.id)) {
+          skipped += 1;
+          continue;
+        }
+        discovered.push({
+          contentId: classicQuizContentId(quiz.id),
+          contentType: 'CLASSIC_QUIZ',
+          lmsAssessmentId: quiz.id,
+          title: quiz.title.slice(0, MAX_TITLE_LENGTH),
+          published: quiz.published === true,
+        });
+      }
+      for (const assignment of assignments) {
+        if (!assignment.isNewQuiz) continue;
+        if (!isLmsId(assignment.id) || (assignment.courseId !== null && assignment.courseId !== courseId)) {
+          skipped += 1;
+          continue;
+        }
+        discovered.push({
+          contentId: newQuizContentId(courseId, assignment.id),
+          contentType: 'NEW_QUIZ',
+          lmsAssessmentId: assignment.id,
+          title: assignment.name.slice(0, MAX_TITLE_LENGTH),
+          published: assignment.published === true,
+        });
+      }
+      // An id the service cannot address would only produce an assessment nobody can enforce.
+      if (skipped > 0) this.logger.warn({ courseId, skipped }, 'discovery skipped LMS assessments without a usable id');
+      return this.cache.replaceCourse(courseId, discovered);
+    });
+  }
+}

@@ -1,0 +1,90 @@
+import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { z } from 'zod';
+import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
+import { DomainError } from '../domain/errors.js';
+import { domainErrorFrom, type KnownErrorOptions } from '../domain/known-errors.js';
+
+/**
+ * The one translation of refusals between the layers: domain errors become tRPC errors (the procedure surface), and
+ * tRPC errors become the contract's REST answers (`{ success: false, error_code, message }` with its status, plus
+ * `requiresAuth` and `authUrl` when the LMS must be authorized again). The REST adapters never decide a status.
+ */
+
+const TRPC_CODE_BY_STATUS: Readonly<Record<number, TRPC_ERROR_CODE_KEY>> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
+};
+
+/** A domain error as a tRPC error; the formatter in `init.ts` reads `errorCode` (and the re-authorization hints) off the cause. */
+export function toTrpcError(error: DomainError): TRPCError {
+  return new TRPCError({ code: TRPC_CODE_BY_STATUS[error.status] ?? 'INTERNAL_SERVER_ERROR', message: error.message, cause: error });
+}
+
+/**
+ * Rethrows a failed procedure result's cause as the tRPC error of its domain refusal, when it is one (lower-layer
+ * errors included, see `domainErrorFrom`). Anything else is left as tRPC reported it: an internal error.
+ */
+export function rethrowAsDomainRefusal(error: TRPCError, options: KnownErrorOptions = {}): void {
+  // A refusal thrown in a handler reaches here wrapped as an internal error; it leaves with its own status.
+  const refusal = domainErrorFrom(error.cause ?? error, options);
+  if (refusal !== null) throw toTrpcError(refusal);
+}
+
+export interface RestError {
+  readonly status: number;
+  readonly body: {
+    success: false;
+    error_code: string;
+    message: string;
+    requiresAuth?: true;
+    authUrl?: string;
+  };
+}
+
+function zodMessage(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'Invalid request.';
+  const path = issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+  return `Invalid request: ${path}${issue.message}`;
+}
+
+/**
+ * The REST answer for an error a procedure call threw. `null` means the error is not a refusal (a bug or an outage):
+ * the caller logs it and answers 500 without details.
+ */
+export function restErrorOf(error: unknown): RestError | null {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  const refusal = cause instanceof DomainError ? cause : domainErrorFrom(cause);
+  if (refusal !== null) {
+    return {
+      status: refusal.status,
+      body: {
+        success: false,
+        error_code: refusal.errorCode,
+        message: refusal.message,
+        ...(refusal.requiresAuth ? { requiresAuth: true as const, ...(refusal.authUrl ? { authUrl: refusal.authUrl } : {}) } : {}),
+      },
+    };
+  }
+  if (!(error instanceof TRPCError)) return null;
+  if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') {
+    if (cause instanceof z.ZodError) {
+      const policy = policyErrorFromZod(cause);
+      if (policy !== null) return { status: 400, body: { success: false, error_code: policy.errorCode, message: policy.message } };
+      return { status: 400, body: { success: false, error_code: 'INVALID_REQUEST', message: zodMessage(cause) } };
+    }
+    return { status: 400, body: { success: false, error_code: 'INVALID_REQUEST', message: 'Invalid request.' } };
+  }
+  if (error.code === 'UNAUTHORIZED') {
+    return { status: 401, body: { success: false, error_code: 'UNAUTHORIZED', message: error.message } };
+  }
+  return null;
+}

@@ -1,0 +1,320 @@
+import { z } from 'zod';
+import { exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
+import { normalizeContentId } from '@exb/shared/content-id.js';
+import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
+import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
+import { statusView } from '../../domain/enforcement/status-view.js';
+import { DomainError } from '../../domain/errors.js';
+import { managementServices } from '../../domain/management-services.js';
+import { PASSWORD_REVEAL_HEADERS } from '../../domain/password-reveal/password-reveal.js';
+import {
+  defaultAssessmentSettings,
+  redactAssessmentSettings,
+  redactCourseDefaults,
+  type CachedAssessment,
+  type RedactedAssessmentSettings,
+} from '../../domain/settings/model.js';
+import { authorizationStatus } from '../../oauth/status.js';
+import { reauthorizeUrl } from '../../oauth/reauthorize.js';
+import { isSameOriginOrUnmarked } from '../../security/fetch-metadata.js';
+import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
+import { publicProcedure, router } from '../init.js';
+
+/**
+ * The instructor's management API (Document 2, `/api/quizzes`). Every procedure acts inside the session's course:
+ * course ids in the input must equal it and assessments must belong to it. Mutations also pass the Fetch Metadata
+ * check and are refused while the course is being reset. The REST paths of the contract call these same procedures
+ * (`http/quizzes-rest.ts`), so the answers here are the contract's bodies.
+ */
+
+const instructor = publicProcedure.use(({ ctx, next }) => {
+  const principal = ctx.session?.principal;
+  if (!principal) throw toTrpcError(new DomainError(401, 'UNAUTHORIZED', 'Open this tool from the LMS to continue.'));
+  if (principal.kind !== 'instructor') {
+    throw toTrpcError(new DomainError(403, 'INSTRUCTOR_REQUIRED', 'Only instructors of this course can manage exam settings.'));
+  }
+  const app = ctx.app;
+  return next({
+    ctx: {
+      ...ctx,
+      session: ctx.session!,
+      principal,
+      services: managementServices(app),
+      /** The LMS acting with the instructor's own grant. */
+      lms: app.lms.forUser(principal.lmsUserId),
+    },
+  });
+});
+
+/** Lower-layer failures leave as the contract's refusals; an expired grant points at the re-authorization start. */
+const withRefusals = instructor.use(async ({ ctx, next }) => {
+  const result = await next();
+  if (!result.ok) rethrowAsDomainRefusal(result.error, { reauthorizeUrl: reauthorizeUrl(ctx.principal) });
+  return result;
+});
+
+const instructorQuery = withRefusals;
+
+// The Fetch Metadata check comes first, so a cross-site page learns nothing about the session from the answer.
+const instructorMutation = publicProcedure
+  .use(({ ctx, next }) => {
+    if (!isSameOriginOrUnmarked(ctx.request)) {
+      throw toTrpcError(new DomainError(403, 'CROSS_SITE_REQUEST', 'Changes can only be made from the tool itself.'));
+    }
+    return next();
+  })
+  .concat(withRefusals)
+  .use(async ({ ctx, next }) => {
+    await ctx.services.locks.assertNoReset(ctx.principal.courseId);
+    return next();
+  });
+
+const courseIdInput = z.string().max(64);
+const assessmentIdInput = z.union([z.string().max(256), z.number().int().nonnegative()]).transform(String);
+const passwordInput = exbPasswordSchema.nullable().optional();
+const urlRulesInput = policySchema((input) => normalizeUrlRules(input)).optional();
+
+const courseInput = z.object({ courseId: courseIdInput });
+const assessmentInput = z.object({ courseId: courseIdInput, quizId: assessmentIdInput });
+
+/** Document 2 "Cached assessment". */
+export interface CachedAssessmentView {
+  id: string;
+  title: string;
+  courseId: string;
+  contentType: CachedAssessment['contentType'];
+  published: boolean;
+}
+
+function cachedView(assessment: CachedAssessment): CachedAssessmentView {
+  return {
+    id: assessment.contentId,
+    title: assessment.title,
+    courseId: assessment.courseId,
+    contentType: assessment.contentType,
+    published: assessment.published,
+  };
+}
+
+function enabledSetting(view: SettingView) {
+  return { exbRequired: view.exbRequired, enabled: view.enabled, hasAccessCode: view.hasAccessCode, configValid: view.configValid };
+}
+
+function disabledSetting(view: RedactedAssessmentSettings) {
+  return { exbRequired: view.exbRequired, enabled: view.enabled, hasAccessCode: view.hasAccessCode };
+}
+
+type Ctx = { principal: { courseId: string }; services: ReturnType<typeof managementServices> };
+
+/** An assessment of the session course, named by a course-scoped path. */
+async function scopedAssessment(ctx: Ctx, input: { courseId: string; quizId: string }): Promise<AssessmentRef> {
+  const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+  return ctx.services.scope.resolve(courseId, input.quizId);
+}
+
+/** Structured save: one assessment named by `contentId` (new quiz) or `quizId` (classic content id or bare id). */
+function structuredTarget(input: { contentId?: string | undefined; quizId?: string | undefined }): string {
+  const given = [input.contentId, input.quizId].filter((value): value is string => value !== undefined);
+  if (given.length === 0) throw new DomainError(400, 'INVALID_REQUEST', 'Name the assessment with contentId or quizId.');
+  const normalized = new Set(given.map((value) => normalizeContentId(value) ?? value));
+  if (normalized.size > 1) throw new DomainError(400, 'INVALID_REQUEST', 'contentId and quizId name different assessments.');
+  return given[0]!;
+}
+
+export const instructorRouter = router({
+  assessments: router({
+    /** `GET /api/quizzes`: the cache only, no LMS call. */
+    list: instructorQuery.query(async ({ ctx }): Promise<CachedAssessmentView[]> =>
+      (await ctx.services.assessments.list(ctx.principal.courseId)).map(cachedView),
+    ),
+
+    /** `GET /api/quizzes/:quizId`. */
+    get: instructorQuery.input(z.object({ quizId: assessmentIdInput })).query(async ({ ctx, input }): Promise<CachedAssessmentView> => {
+      const ref = await ctx.services.scope.resolve(ctx.principal.courseId, input.quizId);
+      // Known only by its setting: discovery dropped it, so there is no cached assessment to show.
+      if (ref.cached === null) throw assessmentNotFound();
+      return cachedView(ref.cached);
+    }),
+
+    /** `GET /api/quizzes/exb-settings`: every cached or configured assessment's redacted setting, by content id. */
+    settings: instructorQuery.query(async ({ ctx }): Promise<Record<string, RedactedAssessmentSettings>> => {
+      const courseId = ctx.principal.courseId;
+      const [cached, stored] = await Promise.all([
+        ctx.services.assessments.list(courseId),
+        ctx.services.settings.listAssessmentSettings(courseId),
+      ]);
+      const map: Record<string, RedactedAssessmentSettings> = {};
+      for (const assessment of cached) map[assessment.contentId] = redactAssessmentSettings(defaultAssessmentSettings(courseId, assessment.contentId));
+      for (const setting of stored) map[setting.contentId] = redactAssessmentSettings(setting);
+      return map;
+    }),
+
+    /** `POST /api/quizzes/course/:courseId/refresh`: discovery through the instructor's grant. */
+    refresh: instructorMutation.input(courseInput).mutation(async ({ ctx, input }) => {
+      const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+      const assessments = await ctx.services.discovery.refresh(courseId, ctx.lms);
+      return {
+        success: true as const,
+        message: `Found ${assessments.length} assessment${assessments.length === 1 ? '' : 's'}.`,
+        quizCount: assessments.length,
+        quizzes: assessments.map((assessment) => ({ id: assessment.contentId, title: assessment.title, lmsQuizId: assessment.lmsAssessmentId })),
+      };
+    }),
+  }),
+
+  courseDefaults: router({
+    get: instructorQuery.input(courseInput).query(async ({ ctx, input }) => {
+      const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+      return { success: true as const, defaults: redactCourseDefaults(await ctx.services.courseDefaults.load(courseId)) };
+    }),
+
+    save: instructorMutation
+      .input(
+        z.object({
+          courseId: courseIdInput,
+          urlRules: urlRulesInput,
+          externalTools: z.unknown().optional(),
+          quitPassword: passwordInput,
+          startPassword: passwordInput,
+          setupCompleted: z.boolean().optional(),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+        const { courseId: _courseId, ...defaults } = input;
+        const saved = await ctx.services.courseDefaults.save(courseId, defaults);
+        return { success: true as const, message: 'Course defaults saved.', defaults: redactCourseDefaults(saved) };
+      }),
+  }),
+
+  enforcement: router({
+    /** `PUT /api/quizzes/:quizId/exb`: the assessment is named without a course; the session course is used. */
+    setRequired: instructorMutation
+      .input(z.object({ quizId: assessmentIdInput, required: z.boolean() }))
+      .mutation(async ({ ctx, input }) => {
+        const ref = await ctx.services.scope.resolve(ctx.principal.courseId, input.quizId);
+        if (input.required) {
+          const view = await ctx.services.enforcement.enable(ref, ctx.lms);
+          return { success: true as const, message: 'The exam browser is now required.', setting: enabledSetting(view) };
+        }
+        const view = await ctx.services.enforcement.disable(ref, ctx.lms);
+        return { success: true as const, message: 'The exam browser is no longer required.', setting: disabledSetting(view) };
+      }),
+
+    enable: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const view = await ctx.services.enforcement.enable(await scopedAssessment(ctx, input), ctx.lms);
+      return { success: true as const, message: 'The exam browser is now required.', setting: enabledSetting(view) };
+    }),
+
+    disable: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const view = await ctx.services.enforcement.disable(await scopedAssessment(ctx, input), ctx.lms);
+      return { success: true as const, message: 'The exam browser is no longer required.', setting: disabledSetting(view) };
+    }),
+
+    resetDefaults: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const { settings, courseDefaults } = await ctx.services.policy.resetToCourseDefaults(await scopedAssessment(ctx, input));
+      return {
+        success: true as const,
+        message: 'The assessment uses the course defaults again.',
+        setting: ctx.services.enforcement.view(settings, courseDefaults),
+      };
+    }),
+
+    regenerateCode: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      await ctx.services.enforcement.regenerateCode(await scopedAssessment(ctx, input), ctx.lms);
+      return { success: true as const, message: 'A new access code is in place; the previous one no longer works.' };
+    }),
+
+    /** `GET .../exb/config`: where the exam-browser launch of the assessment starts. */
+    configLocation: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      return { location: `/exb/launch/${ref.contentId}` };
+    }),
+
+    status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      const { assessment, courseDefaults } = await ctx.services.settings.loadPolicyInputs(ref.courseId, ref.contentId);
+      const authenticated = await authorizationStatus(ctx.app.oauth.accessTokens, ctx.session, {});
+      return {
+        success: true as const,
+        ...statusView({
+          settings: assessment ?? defaultAssessmentSettings(ref.courseId, ref.contentId),
+          courseDefaults,
+          managedExitPassword: ctx.app.config.exb.managedQuitPassword,
+          lmsUrl: ctx.app.config.lmsUrl,
+          authenticated,
+        }),
+      };
+    }),
+  }),
+
+  policy: router({
+    /** `POST /api/quizzes/exb-config-structured`; course tool definitions are refused before the input is read. */
+    saveStructured: instructorMutation
+      .use(async ({ getRawInput, next }) => {
+        const refusal = checkNoQuizToolDefinitions(await getRawInput());
+        if (refusal !== null) throw new DomainError(400, refusal.errorCode, refusal.message);
+        return next();
+      })
+      .input(
+        z.object({
+          userId: z.union([z.string().max(64), z.number().int()]).transform(String),
+          contentId: z.string().max(256).optional(),
+          quizId: assessmentIdInput.optional(),
+          urlRules: urlRulesInput,
+          usesCourseDefaults: z.boolean().optional(),
+          quitPasswordOverride: z.boolean().optional(),
+          quitPassword: passwordInput,
+          startPasswordOverride: z.boolean().optional(),
+          startPassword: passwordInput,
+          externalToolIds: z.unknown().optional(),
+          quizOnlyExternalTools: z.unknown().optional(),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        if (input.userId !== ctx.principal.lmsUserId) {
+          throw new DomainError(403, 'USER_MISMATCH', 'This request names a user other than the one signed in.');
+        }
+        const ref = await ctx.services.scope.resolve(ctx.principal.courseId, structuredTarget(input));
+        const { userId: _userId, contentId: _contentId, quizId: _quizId, ...policy } = input;
+        const { settings, courseDefaults } = await ctx.services.policy.saveStructured(ref, policy);
+        return { success: true as const, message: 'Exam settings saved.', setting: ctx.services.enforcement.view(settings, courseDefaults) };
+      }),
+  }),
+
+  examTools: router({
+    copyTargets: instructorQuery
+      .input(z.object({ courseId: courseIdInput, toolId: z.string().max(64) }))
+      .query(async ({ ctx, input }) => {
+        const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+        return { success: true as const, courses: await ctx.services.toolsCopy.copyTargets(courseId, input.toolId, ctx.lms) };
+      }),
+
+    copy: instructorMutation
+      .input(
+        z.object({
+          courseId: courseIdInput,
+          toolId: z.string().max(64),
+          courseIds: z.array(z.union([z.string().max(32), z.number()])).max(1000),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+        return { success: true as const, ...(await ctx.services.toolsCopy.copy(courseId, input.toolId, input.courseIds, ctx.lms)) };
+      }),
+  }),
+
+  passwords: router({
+    revealCourse: instructorMutation.input(courseInput).mutation(async ({ ctx, input }) => {
+      const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+      ctx.reply.headers(PASSWORD_REVEAL_HEADERS);
+      return ctx.services.passwords.revealCourse(courseId);
+    }),
+
+    revealAssessment: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      ctx.reply.headers(PASSWORD_REVEAL_HEADERS);
+      return ctx.services.passwords.revealAssessment(ref.courseId, ref.contentId);
+    }),
+  }),
+});
