@@ -1,0 +1,53 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { parseContentId } from '@exb/shared/content-id.js';
+import type { AppContext } from '../context.js';
+import { LtiError } from '../lti/errors.js';
+import { exbLaunchPath, type LaunchTarget } from '../lti/launch-target.js';
+import { runLaunch } from './launch-chain.js';
+import { sendExbLaunch, sendLtiError, sessionForReload } from './launch-pages.js';
+import { handleLogin } from './lti.js';
+
+type ContentParams = { Params: { contentId: string } };
+
+/** The launch target of a `:contentId` path parameter; `null` for anything but a canonical content id. */
+function exbTarget(contentId: string): LaunchTarget | null {
+  return parseContentId(contentId) ? { kind: 'exb', path: exbLaunchPath(contentId), contentId } : null;
+}
+
+// Malformed content ids are answered without any lookup (Document 3).
+const notFound = (reply: FastifyReply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+
+/** Document 3: `GET|POST /exb/launch/:contentId` and `GET /exb/launch/:contentId/login`. */
+export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.post<ContentParams>('/exb/launch/:contentId', (request, reply) => {
+    const target = exbTarget(request.params.contentId);
+    return target ? runLaunch(request, reply, ctx, target) : notFound(reply);
+  });
+
+  app.get<ContentParams>('/exb/launch/:contentId', async (request, reply) => {
+    const target = exbTarget(request.params.contentId);
+    if (!target) return notFound(reply);
+    const reload = sessionForReload(request, reply, ctx);
+    if ('sent' in reload) return reload.sent;
+    const { session } = reload;
+    // A reload shows only what the signed launch targeted; another content id needs its own launch.
+    if (session.launchTarget !== target.path) {
+      return sendLtiError(
+        reply,
+        ctx,
+        new LtiError(
+          'EXB_LAUNCH_NOT_FOR_SESSION',
+          403,
+          'Open the assessment from the LMS',
+          'This assessment was not the one your current launch opened. Open it again from its link in the LMS.',
+        ),
+      );
+    }
+    return sendExbLaunch(request, reply, ctx, session, request.params.contentId);
+  });
+
+  app.get<ContentParams>('/exb/launch/:contentId/login', { exposeHeadRoute: false }, (request, reply) => {
+    const target = exbTarget(request.params.contentId);
+    return target ? handleLogin(request, reply, ctx, request.query, target) : notFound(reply);
+  });
+}

@@ -1,0 +1,204 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { parseContentId } from '@exb/shared/content-id.js';
+import { classicQuizPath, newQuizAssignmentPath } from '@exb/shared/lms-paths.js';
+import type { AppContext } from '../context.js';
+import { isExamBrowserRequest } from '../domain/exam-browser-client.js';
+import type { Principal } from '../domain/principal.js';
+import { LtiError } from '../lti/errors.js';
+import { exbLaunchPath, LTI_LAUNCH_PATH } from '../lti/launch-target.js';
+import { readSession, updateSession, type SessionData } from '../security/session.js';
+
+/** How long a completed exam-browser launch is remembered (Document 3). */
+export const EXB_LAUNCH_MEMORY_MS = 24 * 60 * 60 * 1000;
+
+/** Retry hint of every refused-for-budget answer (Document 1: 60 on login; launch uses the same). */
+export const RETRY_AFTER_SECONDS = 60;
+
+/** Renders a refused login or launch: the `lti-error` view with the failed check's code, never a token value. */
+export function sendLtiError(reply: FastifyReply, ctx: AppContext, error: LtiError): FastifyReply {
+  reply.request.log.info({ code: error.code, status: error.status }, 'lti request refused');
+  return ctx.shell.send(
+    reply,
+    {
+      view: 'lti-error',
+      title: error.title,
+      message: error.message,
+      errorCode: error.code,
+      details: [...error.details, { label: 'Error code', value: error.code }],
+      lmsReturnUrl: ctx.config.lmsUrl,
+    },
+    { status: error.status, title: error.title },
+  );
+}
+
+export function sendRateLimited(reply: FastifyReply, ctx: AppContext): FastifyReply {
+  reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  return sendLtiError(
+    reply,
+    ctx,
+    new LtiError(
+      'RATE_LIMITED',
+      429,
+      'Too many launches',
+      'The tool received too many launches from your network in a short time. Wait a minute, then open the tool again from the LMS.',
+    ),
+  );
+}
+
+export function sendNotAuthorized(reply: FastifyReply, ctx: AppContext): FastifyReply {
+  return ctx.shell.send(reply, { view: 'role-not-authorized', lmsReturnUrl: ctx.config.lmsUrl });
+}
+
+/** The LMS page a principal returns to: its course or its account, built from signed identifiers only. */
+export function lmsHomeUrl(lmsUrl: string, principal: Principal): string {
+  return principal.kind === 'admin' ? `${lmsUrl}/accounts/${principal.accountId}` : `${lmsUrl}/courses/${principal.courseId}`;
+}
+
+/**
+ * Role routing (Document 1): administrator → `admin`, instructor → `teacher`, student → `student`, each a shell with the
+ * principal's course or account. Used after a launch and on a session reload.
+ */
+export function sendRoleView(reply: FastifyReply, ctx: AppContext, session: SessionData): FastifyReply {
+  const { principal } = session;
+  const common = {
+    lmsUserId: principal.lmsUserId,
+    ...(principal.name !== undefined ? { userName: principal.name } : {}),
+    lmsReturnUrl: session.lmsReturnUrl ?? lmsHomeUrl(ctx.config.lmsUrl, principal),
+    reloadUrl: LTI_LAUNCH_PATH,
+  };
+  switch (principal.kind) {
+    case 'admin':
+      return ctx.shell.send(reply, {
+        view: 'admin',
+        ...common,
+        accountId: principal.accountId,
+        ...(principal.accountName !== undefined ? { accountName: principal.accountName } : {}),
+        authorizeUrl: '/api/admin/oauth2authorize',
+      });
+    case 'instructor':
+      return ctx.shell.send(reply, {
+        view: 'teacher',
+        ...common,
+        courseId: principal.courseId,
+        ...(principal.courseName !== undefined ? { courseName: principal.courseName } : {}),
+        authorizeUrl: `/api/oauth2authorize?${new URLSearchParams({ course_id: principal.courseId, user_id: principal.lmsUserId })}`,
+      });
+    case 'student':
+      return ctx.shell.send(reply, {
+        view: 'student',
+        ...common,
+        courseId: principal.courseId,
+        ...(principal.courseName !== undefined ? { courseName: principal.courseName } : {}),
+        setupCheckUrl: '/exb/check',
+        actionToken: ctx.actionTokens.issue(session, 'config-grant'),
+      });
+  }
+}
+
+/**
+ * The result of an exam-browser launch (Document 3) for a session whose launch targeted `contentId`: a second load after
+ * a completed launch goes to the LMS course home; an assessment without enforcement, or a request from the exam browser,
+ * goes to the LMS assessment (the latter completes the launch); otherwise the required-browser view.
+ */
+export async function sendExbLaunch(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+  session: SessionData,
+  contentId: string,
+): Promise<FastifyReply> {
+  const { principal } = session;
+  const { lmsUrl } = ctx.config;
+  if (principal.kind === 'admin') {
+    return sendLtiError(
+      reply,
+      ctx,
+      new LtiError(
+        'EXB_LAUNCH_NOT_FOR_ADMIN',
+        403,
+        'Open the assessment from its course',
+        'Exam-browser launches belong to an assessment in a course; they cannot be opened from the account.',
+      ),
+    );
+  }
+  const content = parseContentId(contentId);
+  if (!content || (content.kind === 'newquiz' && content.courseId !== principal.courseId)) {
+    return sendLtiError(
+      reply,
+      ctx,
+      new LtiError(
+        'EXB_LAUNCH_COURSE_MISMATCH',
+        403,
+        'This assessment belongs to another course',
+        'The link opened an assessment of a different course than the one you launched from. Open the assessment from its own course.',
+      ),
+    );
+  }
+  const courseHome = `${lmsUrl}/courses/${principal.courseId}`;
+  const now = Date.now();
+  const completedAt = session.exbLaunches[contentId];
+  if (completedAt !== undefined && now - completedAt < EXB_LAUNCH_MEMORY_MS) {
+    return reply.header('cache-control', 'no-store').redirect(courseHome, 302);
+  }
+
+  const assessmentUrl =
+    lmsUrl +
+    (content.kind === 'classic'
+      ? classicQuizPath(principal.courseId, content.quizId)
+      : newQuizAssignmentPath(content.courseId, content.assignmentId));
+  const required = await ctx.exbRequirement.isRequired({ courseId: principal.courseId, contentId });
+  if (!required) return reply.header('cache-control', 'no-store').redirect(assessmentUrl, 302);
+
+  if (isExamBrowserRequest(request.headers)) {
+    updateSession(request, { ...session, exbLaunches: { ...recentExbLaunches(session.exbLaunches, now), [contentId]: now } });
+    return reply.header('cache-control', 'no-store').redirect(assessmentUrl, 302);
+  }
+
+  return ctx.shell.send(reply, {
+    view: 'exb-required',
+    courseId: principal.courseId,
+    contentId,
+    assessmentKind: content.kind,
+    lmsUserId: principal.lmsUserId,
+    ...(principal.name !== undefined ? { userName: principal.name } : {}),
+    ...(principal.courseName !== undefined ? { courseName: principal.courseName } : {}),
+    assessmentUrl,
+    lmsReturnUrl: courseHome,
+    setupCheckUrl: '/exb/check',
+    reloadUrl: exbLaunchPath(contentId),
+    actionToken: ctx.actionTokens.issue(session, 'config-grant'),
+  });
+}
+
+/** Completed launches younger than a day; older ones are dropped whenever the record is written. */
+export function recentExbLaunches(launches: Record<string, number>, now = Date.now()): Record<string, number> {
+  return Object.fromEntries(Object.entries(launches).filter(([, at]) => now - at < EXB_LAUNCH_MEMORY_MS));
+}
+
+/** A navigation that puts the tool into a frame of another site: not the tool reloading its own frame. */
+function isCrossSiteFrame(request: FastifyRequest): boolean {
+  return request.headers['sec-fetch-dest'] === 'iframe' && request.headers['sec-fetch-site'] === 'cross-site';
+}
+
+/**
+ * The guard of the session reloads (`GET /lti/launch`, `GET /exb/launch/:contentId`): a cross-site frame gets `403`,
+ * a browser without a principal goes to `/login`. Returns the session, or the reply already sent.
+ */
+export function sessionForReload(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: AppContext,
+): { session: SessionData } | { sent: FastifyReply } {
+  if (isCrossSiteFrame(request)) {
+    return {
+      sent: sendLtiError(
+        reply,
+        ctx,
+        new LtiError('LTI_CROSS_SITE_FRAME', 403, 'Open the tool from the LMS', 'This page can only be reloaded from within the tool.'),
+      ),
+    };
+  }
+  const session = readSession(request);
+  if (!session) return { sent: reply.header('cache-control', 'no-store').redirect('/login', 302) };
+  return { session };
+}

@@ -1,0 +1,196 @@
+import { compactVerify, decodeProtectedHeader } from 'jose';
+import { tokenError } from './errors.js';
+import { parseTargetLinkUri, type LaunchTarget } from './launch-target.js';
+import type { PlatformKeySet } from './platform-keys.js';
+
+const LTI = 'https://purl.imsglobal.org/spec/lti/claim/';
+
+export const LTI_CLAIMS = {
+  messageType: `${LTI}message_type`,
+  version: `${LTI}version`,
+  deploymentId: `${LTI}deployment_id`,
+  targetLinkUri: `${LTI}target_link_uri`,
+  roles: `${LTI}roles`,
+  custom: `${LTI}custom`,
+  context: `${LTI}context`,
+} as const;
+
+export const RESOURCE_LINK_REQUEST = 'LtiResourceLinkRequest';
+export const DEEP_LINKING_REQUEST = 'LtiDeepLinkingRequest';
+const MESSAGE_TYPES = [RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST] as const;
+export type LtiMessageType = (typeof MESSAGE_TYPES)[number];
+
+/** Tolerated clock difference between the LMS and this service, in seconds. */
+export const CLOCK_SKEW_SECONDS = 60;
+/**
+ * The oldest `iat` accepted. The LMS issues the token when it renders the launch, moments before the login; the login
+ * state lives 10 minutes, so an older token cannot belong to a live login.
+ */
+export const MAX_TOKEN_AGE_SECONDS = 600;
+
+export interface TokenExpectations {
+  issuer: string;
+  clientId: string;
+  nonce: string;
+  baseUrl: string;
+  deploymentIds: readonly string[];
+  deploymentIdCheckingEnabled: boolean;
+  /** The endpoint's own target for `/exb/launch/:contentId`; `/lti/launch` accepts every tool target. */
+  endpointTarget?: LaunchTarget;
+  nowSeconds?: number;
+}
+
+/** The signed claims a launch acts on, after every check passed. */
+export interface LaunchClaims {
+  issuer: string;
+  subject: string | undefined;
+  deploymentId: string;
+  messageType: LtiMessageType;
+  target: LaunchTarget;
+  roles: string[];
+  custom: Record<string, unknown>;
+  name: string | undefined;
+  contextTitle: string | undefined;
+}
+
+const KID = /^[\x21-\x7e]{1,256}$/;
+
+const fail = {
+  malformed: () => tokenError('LTI_TOKEN_MALFORMED', 'The LMS sent a launch token that is not a well-formed signed token.'),
+  claims: (what: string) => tokenError('LTI_TOKEN_CLAIMS', `The launch token’s ${what} is missing or malformed.`),
+};
+
+/**
+ * Verifies an LTI 1.3 id_token (Document 1, launch step 6): RS256 signature against the LMS key set, then issuer,
+ * audience, nonce, issue and expiry times, LTI version, message type, deployment id and target link URI, in that order.
+ * Throws an {@link LtiError} naming the first failed check.
+ */
+export async function verifyIdToken(
+  idToken: string,
+  keySet: PlatformKeySet,
+  expected: TokenExpectations,
+): Promise<LaunchClaims> {
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(idToken);
+  } catch {
+    throw fail.malformed();
+  }
+  // Only RS256: never `none`, never an HMAC that a published public key could be abused as.
+  if (header.alg !== 'RS256') {
+    throw tokenError('LTI_TOKEN_ALGORITHM', 'The launch token is not signed with RS256, the only algorithm this tool accepts.');
+  }
+  if (typeof header.kid !== 'string' || !KID.test(header.kid)) {
+    throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'The launch token does not name the LMS key that signed it.');
+  }
+  const platformKey = await keySet.resolve(header.kid);
+
+  let payloadBytes: Uint8Array;
+  try {
+    ({ payload: payloadBytes } = await compactVerify(idToken, platformKey.key, { algorithms: ['RS256'] }));
+  } catch {
+    throw tokenError('LTI_TOKEN_SIGNATURE', 'The launch token’s signature does not match the LMS’s key.');
+  }
+  let payload: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes));
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    payload = parsed as Record<string, unknown>;
+  } catch {
+    throw fail.malformed();
+  }
+
+  if (payload.iss !== expected.issuer) {
+    throw tokenError('LTI_TOKEN_ISSUER', 'The launch token was issued by an LMS this tool is not registered with.');
+  }
+
+  checkAudience(payload.aud, payload.azp, expected.clientId);
+
+  if (typeof payload.nonce !== 'string' || payload.nonce !== expected.nonce) {
+    throw tokenError('LTI_TOKEN_NONCE', 'The launch token does not belong to this login (nonce mismatch).');
+  }
+
+  checkTimes(payload, expected.nowSeconds ?? Math.floor(Date.now() / 1000));
+
+  if (payload[LTI_CLAIMS.version] !== '1.3.0') {
+    throw tokenError('LTI_TOKEN_VERSION', 'The launch is not an LTI 1.3.0 launch.');
+  }
+
+  const messageType = payload[LTI_CLAIMS.messageType];
+  if (!MESSAGE_TYPES.includes(messageType as LtiMessageType)) {
+    throw tokenError('LTI_TOKEN_MESSAGE_TYPE', 'The launch carries an LTI message type this tool does not handle.');
+  }
+
+  const deploymentId = payload[LTI_CLAIMS.deploymentId];
+  if (typeof deploymentId !== 'string' || deploymentId.length === 0 || deploymentId.length > 256) {
+    throw tokenError('LTI_TOKEN_DEPLOYMENT', 'The launch token does not name its deployment.');
+  }
+  if (expected.deploymentIdCheckingEnabled && !expected.deploymentIds.includes(deploymentId)) {
+    throw tokenError(
+      'LTI_TOKEN_DEPLOYMENT',
+      'The tool is not configured for this deployment. An administrator can add its deployment id to LTI_DEPLOYMENT_ID.',
+    );
+  }
+
+  const target = parseTargetLinkUri(payload[LTI_CLAIMS.targetLinkUri], expected.baseUrl);
+  if (!target || (expected.endpointTarget && target.path !== expected.endpointTarget.path)) {
+    throw tokenError('LTI_TOKEN_TARGET', 'The launch token was issued for a different page of this tool.');
+  }
+
+  const subject = payload.sub;
+  if (subject !== undefined && (typeof subject !== 'string' || subject.length === 0 || subject.length > 255)) {
+    throw fail.claims('subject (sub)');
+  }
+  const roles = payload[LTI_CLAIMS.roles];
+  if (!Array.isArray(roles) || roles.length > 100 || !roles.every((role) => typeof role === 'string' && role.length <= 512)) {
+    throw fail.claims('roles claim');
+  }
+  const custom = payload[LTI_CLAIMS.custom] ?? {};
+  if (!custom || typeof custom !== 'object' || Array.isArray(custom)) throw fail.claims('custom claim');
+  const context = payload[LTI_CLAIMS.context];
+
+  return {
+    issuer: payload.iss,
+    subject,
+    deploymentId,
+    messageType: messageType as LtiMessageType,
+    target,
+    roles: roles as string[],
+    custom: custom as Record<string, unknown>,
+    name: boundedString(payload.name, 256),
+    contextTitle:
+      context && typeof context === 'object' ? boundedString((context as Record<string, unknown>).title, 512) : undefined,
+  };
+}
+
+/** `aud` is the client id or an array holding it; with several audiences, `azp` must name this client (OIDC §3.1.3.7). */
+function checkAudience(aud: unknown, azp: unknown, clientId: string): void {
+  const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) && aud.every((a) => typeof a === 'string') ? aud : [];
+  const wrong = () => tokenError('LTI_TOKEN_AUDIENCE', 'The launch token was issued for another tool (audience mismatch).');
+  if (!audiences.includes(clientId)) throw wrong();
+  if (azp !== undefined && azp !== clientId) throw wrong();
+  if (audiences.length > 1 && azp === undefined) throw wrong();
+}
+
+function checkTimes(payload: Record<string, unknown>, now: number): void {
+  const { exp, iat, nbf } = payload;
+  if (typeof exp !== 'number' || !Number.isFinite(exp) || typeof iat !== 'number' || !Number.isFinite(iat)) {
+    throw fail.claims('issue or expiry time');
+  }
+  if (exp <= now - CLOCK_SKEW_SECONDS) {
+    throw tokenError('LTI_TOKEN_EXPIRED', 'The launch token has expired. Open the tool again from the LMS.');
+  }
+  if (iat > now + CLOCK_SKEW_SECONDS || (typeof nbf === 'number' && nbf > now + CLOCK_SKEW_SECONDS)) {
+    throw tokenError(
+      'LTI_TOKEN_ISSUED_IN_FUTURE',
+      'The launch token claims to be issued in the future; the clocks of the LMS and this tool disagree.',
+    );
+  }
+  if (now - iat > MAX_TOKEN_AGE_SECONDS + CLOCK_SKEW_SECONDS) {
+    throw tokenError('LTI_TOKEN_TOO_OLD', 'The launch token is too old. Open the tool again from the LMS.');
+  }
+}
+
+function boundedString(value: unknown, max: number): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= max ? value : undefined;
+}

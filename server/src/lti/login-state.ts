@@ -1,0 +1,83 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { randomToken } from '../security/random-token.js';
+import { MAX_TARGET_LINK_URI_LENGTH } from './launch-target.js';
+
+/** One-time store purpose and lifetime of the LTI login state (Document 1: 10 minutes). */
+export const LOGIN_STATE_PURPOSE = 'lti-login-state';
+export const LOGIN_STATE_TTL_SECONDS = 600;
+
+/** What the encrypted login state holds between login initiation and launch. */
+export const loginStateSchema = z.object({
+  nonce: z.uuid(),
+  /** The validated target path (`/lti/launch` or `/exb/launch/:contentId`). */
+  target: z.string().max(MAX_TARGET_LINK_URI_LENGTH),
+  issuer: z.string().max(1024),
+  /** Binds the state to the transaction cookie of the browser that started the login. */
+  transactionBinding: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  deploymentId: z.string().max(256).optional(),
+  createdAt: z.number(),
+});
+
+export type LoginState = z.infer<typeof loginStateSchema>;
+
+/** The login nonce: a random UUID, echoed by the LMS inside the signed token. */
+export function newNonce(): string {
+  return randomUUID();
+}
+
+const COOKIE_PREFIX = 'exb_lti_tx_';
+const TRANSACTION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+export interface Transaction {
+  /** Stored in the login state. */
+  binding: string;
+  cookieName: string;
+  /** `transaction id . binding hash`; only this browser has it. */
+  cookieValue: string;
+}
+
+export type TransactionCheck = 'ok' | 'missing' | 'mismatch';
+
+/**
+ * The browser transaction of a login: a random transaction id in an HttpOnly cookie and, in the login state, an HMAC of
+ * it. A launch must come from the browser holding the cookie, so a state lifted from one browser is useless in another.
+ *
+ * Each transaction has its own cookie name (derived from the binding), so two launches in two tabs do not overwrite
+ * each other's cookie.
+ */
+export class TransactionBinder {
+  constructor(private readonly key: Buffer) {}
+
+  create(): Transaction {
+    const transactionId = randomToken();
+    const binding = this.bind(transactionId);
+    return { binding, cookieName: this.cookieName(binding), cookieValue: `${transactionId}.${binding}` };
+  }
+
+  cookieName(binding: string): string {
+    // A prefix of an HMAC output reveals nothing about the transaction id; 96 bits keep names apart.
+    return `${COOKIE_PREFIX}${binding.slice(0, 16)}`;
+  }
+
+  /** Checks the cookie a launch carries against the binding stored in the login state. */
+  check(cookies: Record<string, string | undefined>, storedBinding: string): TransactionCheck {
+    const value = cookies[this.cookieName(storedBinding)];
+    if (value === undefined || value === '') return 'missing';
+    const [transactionId = '', cookieBinding = '', ...rest] = value.split('.');
+    if (rest.length > 0 || !TRANSACTION_ID.test(transactionId)) return 'mismatch';
+    const expected = Buffer.from(this.bind(transactionId));
+    // The cookie's own hash, the recomputed one and the stored one must all agree.
+    return safeEqual(expected, Buffer.from(cookieBinding)) && safeEqual(expected, Buffer.from(storedBinding))
+      ? 'ok'
+      : 'mismatch';
+  }
+
+  private bind(transactionId: string): string {
+    return createHmac('sha256', this.key).update(transactionId).digest('base64url');
+  }
+}
+
+function safeEqual(a: Buffer, b: Buffer): boolean {
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,165 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { LtiError, tokenError } from './errors.js';
+
+/** RS256 with a modulus under 2048 bits is refused (RFC 7518 §3.3, and the contract). */
+export const MIN_RSA_MODULUS_BITS = 2048;
+
+export interface PlatformKey {
+  kid: string;
+  key: KeyObject;
+  modulusBits: number;
+}
+
+export interface PlatformKeySetOptions {
+  jwksUrl: string;
+  /** How long a fetched key set is used before it is fetched again. */
+  cacheTtlMs?: number;
+  timeoutMs?: number;
+  /** A key set is a few kilobytes; a larger answer is refused unread. */
+  maxBytes?: number;
+  fetch?: typeof fetch;
+  now?: () => number;
+}
+
+interface CachedKeys {
+  keys: Map<string, PlatformKey>;
+  fetchedAt: number;
+}
+
+const DEFAULT_CACHE_TTL_MS = 10 * 60 * 1000;
+const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_BYTES = 64 * 1024;
+
+/**
+ * The LMS's id_token signing keys, fetched from its key set URL and cached. A token naming an unknown `kid` triggers one
+ * refetch (the LMS rotates keys), shared by all requests waiting at that moment. Only RSA signing keys usable with RS256
+ * are kept; a key under 2048 bits is kept only to explain why tokens signed with it are refused.
+ *
+ * Refetches are only reachable after the login state, transaction cookie and per-state budget checks, so a stranger
+ * cannot make the service hammer the LMS with made-up key ids.
+ */
+export class PlatformKeySet {
+  private cached: CachedKeys | undefined;
+  private inFlight: Promise<CachedKeys> | undefined;
+  private readonly cacheTtlMs: number;
+  private readonly timeoutMs: number;
+  private readonly maxBytes: number;
+  private readonly fetchImpl: typeof fetch;
+  private readonly now: () => number;
+
+  constructor(private readonly options: PlatformKeySetOptions) {
+    this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The usable key for `kid`; throws an {@link LtiError} when there is none or it is too weak. */
+  async resolve(kid: string): Promise<PlatformKey> {
+    let keys: CachedKeys;
+    let refetched = false;
+    if (this.cached && this.now() - this.cached.fetchedAt < this.cacheTtlMs) {
+      keys = this.cached;
+    } else {
+      keys = await this.load();
+      refetched = true;
+    }
+    let key = keys.keys.get(kid);
+    if (!key && !refetched) {
+      keys = await this.load();
+      key = keys.keys.get(kid);
+    }
+    if (!key) {
+      throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'The launch was signed with a key the LMS does not publish.');
+    }
+    if (key.modulusBits < MIN_RSA_MODULUS_BITS) {
+      throw new LtiError(
+        'LTI_PLATFORM_KEY_TOO_WEAK',
+        400,
+        'The LMS signs launches with a key that is too weak',
+        `The LMS signed this launch with a ${key.modulusBits}-bit RSA key. This tool accepts only keys of at least ${MIN_RSA_MODULUS_BITS} bits, because shorter keys can be broken. An LMS administrator must rotate the LMS's LTI signing keys to 2048 bits or more; until then launches cannot be verified.`,
+      );
+    }
+    return key;
+  }
+
+  /** Forgets the cached set (tests, and operators after an LMS key incident). */
+  clear(): void {
+    this.cached = undefined;
+  }
+
+  private load(): Promise<CachedKeys> {
+    // Requests that miss at the same moment share one fetch.
+    this.inFlight ??= this.fetchKeys().finally(() => {
+      this.inFlight = undefined;
+    });
+    return this.inFlight;
+  }
+
+  private async fetchKeys(): Promise<CachedKeys> {
+    let body: unknown;
+    try {
+      const response = await this.fetchImpl(this.options.jwksUrl, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      if (!response.ok) throw new Error(`key set answered ${response.status}`);
+      body = JSON.parse(await readLimited(response, this.maxBytes));
+    } catch (error) {
+      // A stale set is better than none while the LMS is briefly unreachable; a rotated key will still be unknown.
+      if (this.cached) return this.cached;
+      throw new LtiError(
+        'LTI_PLATFORM_KEYS_UNAVAILABLE',
+        400,
+        'The launch could not be verified',
+        'The tool could not read the LMS’s signing keys, so it cannot verify the launch. Try again in a moment; if it keeps failing, an administrator should check LTI_JWKS_URL.',
+        [error instanceof Error ? error.message : 'fetch failed'],
+      );
+    }
+    const keys = parseKeySet(body);
+    this.cached = { keys, fetchedAt: this.now() };
+    return this.cached;
+  }
+}
+
+function isBase64url(value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{1,2048}$/.test(value);
+}
+
+async function readLimited(response: Response, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw new Error('key set too large');
+  if (!response.body) return '';
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    total += chunk.byteLength;
+    if (total > maxBytes) throw new Error('key set too large');
+    chunks.push(Buffer.from(chunk));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The RS256-capable public RSA keys of a JWKS document, by `kid`. Other keys and malformed entries are skipped. */
+export function parseKeySet(body: unknown): Map<string, PlatformKey> {
+  const keys = new Map<string, PlatformKey>();
+  const entries = body && typeof body === 'object' && Array.isArray((body as { keys?: unknown }).keys)
+    ? ((body as { keys: unknown[] }).keys)
+    : [];
+  for (const entry of entries) {
+    if (!entry || typeof entry !== 'object') continue;
+    const jwk = entry as Record<string, unknown>;
+    if (jwk.kty !== 'RSA' || typeof jwk.kid !== 'string' || !isBase64url(jwk.n) || !isBase64url(jwk.e)) continue;
+    if (jwk.use !== undefined && jwk.use !== 'sig') continue;
+    if (jwk.alg !== undefined && jwk.alg !== 'RS256') continue;
+    try {
+      // Only the public members are imported; a set that leaks `d` still yields a public key.
+      const key = createPublicKey({ key: { kty: 'RSA', n: jwk.n, e: jwk.e }, format: 'jwk' });
+      keys.set(jwk.kid, { kid: jwk.kid, key, modulusBits: key.asymmetricKeyDetails?.modulusLength ?? 0 });
+    } catch {
+      continue;
+    }
+  }
+  return keys;
+}
