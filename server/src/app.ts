@@ -11,15 +11,23 @@ import type { AppConfig } from './config.js';
 import type { AppContext } from './context.js';
 import type { Database } from './db/orm.js';
 import { CertificateStore } from './exb/certificate-store.js';
-import { noStoredEnforcement, type ExbRequirementLookup } from './domain/exb-requirement.js';
+import type { ExbRequirementLookup } from './domain/exb-requirement.js';
 import { registerErrorHandlers } from './http/errors.js';
 import { registerPublicRoutes } from './http/public.js';
 import { registerLtiRoutes } from './http/lti.js';
 import { registerExbLaunchRoutes } from './http/exb-launch.js';
 import { registerExbPublicRoutes } from './http/exb-public.js';
+import { registerDetectorRoutes } from './http/detector.js';
 import { readClientAssets, ShellRenderer } from './http/shell.js';
 import { registerTrpcRoutes } from './http/trpc.js';
 import { registerOAuthRoutes } from './http/oauth.js';
+import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
+import { registerExbConfigRoutes } from './http/exb-config.js';
+import { registerExbProofRoutes } from './http/exb-proof.js';
+import { registerExbExitRoutes } from './http/exb-exit.js';
+import { registerExbStudentRoutes } from './http/exb-student.js';
+import { createStudentServices, type StudentFlowOptions } from './domain/student/services.js';
+import { ActionTokens } from './security/action-token.js';
 import { createOAuthServices, type OAuthServiceOptions } from './oauth/services.js';
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
@@ -35,10 +43,12 @@ export interface BuildAppOptions {
   db: Database;
   /** Where the built client lives; defaults to the client workspace's dist folder. */
   clientDistDir?: string;
-  /** Replaces the lookup of whether an assessment requires the exam browser (tests, until settings are stored). */
+  /** Replaces the lookup of whether an assessment requires the exam browser (tests); by default the stored settings answer. */
   exbRequirement?: ExbRequirementLookup;
   /** Tunes the LMS client and token refresh (tests: shorter deadlines and polling). */
   oauth?: OAuthServiceOptions;
+  /** Tunes the student exam-browser flow (tests: a controllable clock, small budgets). */
+  exbStudent?: StudentFlowOptions;
 }
 
 export const DEFAULT_CLIENT_DIST_DIR = fileURLToPath(new URL('../../client/dist/', import.meta.url));
@@ -52,19 +62,28 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
   const assets = readClientAssets(clientDistDir);
   if (!assets.script) logger.warn({ clientDistDir }, 'client bundle not found; run `npm run build`');
   const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'));
+  const oauthServices = createOAuthServices(config, db.orm, oneTimeStore, logger, options.oauth);
+  const pool = await db.orm.em.getConnection().getNativeClient();
+  const exbCertificates = CertificateStore.load(config.exb, logger);
+  const exbStudent = createStudentServices(
+    { config, pool, logger, certificates: exbCertificates, lms: oauthServices.lms, tokens: oauthServices.oauth.tokens },
+    options.exbStudent,
+  );
   return {
     config,
     logger,
     db,
     oneTimeStore,
-    ...createOAuthServices(config, db.orm, oneTimeStore, logger, options.oauth),
+    ...oauthServices,
     toolKeys: await loadToolKeys(config.lti.toolPrivateKeys),
     shell: new ShellRenderer(assets, { lmsOrigin: config.lmsUrl }),
-    exbCertificates: CertificateStore.load(config.exb, logger),
+    exbCertificates,
     platformKeys: new PlatformKeySet({ jwksUrl: config.lti.jwksUrl }),
-    ltiAdmission: new LtiAdmission(await db.orm.em.getConnection().getNativeClient(), config.lti.budgets),
+    ltiAdmission: new LtiAdmission(pool, config.lti.budgets),
     transactionBinder: new TransactionBinder(deriveKey(config.secrets.appSecret, 'transaction-binding')),
-    exbRequirement: options.exbRequirement ?? noStoredEnforcement,
+    exbRequirement: options.exbRequirement ?? exbStudent.requirement,
+    actionTokens: ActionTokens.fromAppSecret(config.secrets.appSecret, { now: exbStudent.clock }),
+    exbStudent,
   };
 }
 
@@ -101,7 +120,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await registerLtiRoutes(app, ctx);
   await registerExbLaunchRoutes(app, ctx);
   await registerExbPublicRoutes(app, ctx);
+  await registerDetectorRoutes(app, ctx);
   await registerTrpcRoutes(app, ctx);
   await registerOAuthRoutes(app, ctx);
+  await registerQuizzesRestRoutes(app, ctx);
+  await registerExbConfigRoutes(app, ctx);
+  await registerExbProofRoutes(app, ctx);
+  await registerExbExitRoutes(app, ctx);
+  await registerExbStudentRoutes(app, ctx);
   return app;
 }

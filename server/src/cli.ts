@@ -1,12 +1,15 @@
 import { pathToFileURL } from 'node:url';
+import type { Logger } from 'pino';
 import { loadConfig, type AppConfig } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { exitOnStartupError } from './main.js';
+import { describeMigrationReport, migrateTokens } from './oauth/migrate-tokens.js';
 
 interface CommandContext {
   config: AppConfig;
   db: Database;
+  logger: Logger;
   print(line: string): void;
 }
 
@@ -19,6 +22,13 @@ export const commands: Record<string, Command> = {
     async run({ db, print }) {
       const applied = await db.migrate();
       print(applied.length === 0 ? 'Database is up to date.' : `Applied ${applied.length} migration(s): ${applied.join(', ')}`);
+    },
+  },
+  'migrate-tokens': {
+    summary: 'encrypt legacy plaintext LMS tokens and re-encrypt all under the active TOKEN_ENCRYPTION_KEYS key',
+    async run({ config, db, logger, print }) {
+      const report = await migrateTokens(config, db.orm, logger);
+      for (const line of describeMigrationReport(report, config.secrets.tokenEncryptionKeys[0]!.kid)) print(line);
     },
   },
   'migrations:pending': {
@@ -45,7 +55,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolSize: 2 });
   try {
-    await command.run({ config, db, print });
+    await command.run({ config, db, logger, print });
   } finally {
     await db.close();
   }

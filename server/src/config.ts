@@ -63,6 +63,10 @@ export const environmentSchema = z.object({
   ADMIN_RECONCILE_BATCH_SIZE: positiveInt(12, 100),
   ADMIN_PAGE_SIZE: positiveInt(25, 100),
   TRUST_PROXY: booleanFlag(false),
+  LTI_LOGIN_BUDGET_PER_IP: positiveInt(1200, 1_000_000),
+  LTI_LAUNCH_BUDGET_PER_IP: positiveInt(1200, 1_000_000),
+  LTI_PROCESS_BUDGET_PER_IP: positiveInt(600, 1_000_000),
+  LTI_LAUNCH_BUDGET_PER_STATE: positiveInt(5, 1000),
 });
 
 export type Environment = z.infer<typeof environmentSchema>;
@@ -208,6 +212,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: { cwd?
       jwksUrl: e.LTI_JWKS_URL ?? `${lmsUrl}/api/lti/security/jwks`,
       courseNavigationVisibleToStudents: e.LTI_COURSE_NAVIGATION_VISIBLE_TO_STUDENTS,
       toolPrivateKeys: toolPrivateKeys ?? generated!.toolPrivateKeys,
+      /** Admission budgets: per client address per minute (login and launch apart), and attempts per login state. */
+      budgets: {
+        loginPerIp: e.LTI_LOGIN_BUDGET_PER_IP,
+        launchPerIp: e.LTI_LAUNCH_BUDGET_PER_IP,
+        processPerIp: e.LTI_PROCESS_BUDGET_PER_IP,
+        launchPerState: e.LTI_LAUNCH_BUDGET_PER_STATE,
+      },
     },
     oauth: {
       clientId: e.LMS_OAUTH_CLIENT_ID,

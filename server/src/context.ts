@@ -1,7 +1,16 @@
 import type { Logger } from 'pino';
 import type { AppConfig } from './config.js';
 import type { Database } from './db/orm.js';
+import type { ExbRequirementLookup } from './domain/exb-requirement.js';
+import type { StudentServices } from './domain/student/services.js';
+import type { CertificateStore } from './exb/certificate-store.js';
 import type { ShellRenderer } from './http/shell.js';
+import type { LtiAdmission } from './lti/admission.js';
+import type { TransactionBinder } from './lti/login-state.js';
+import type { PlatformKeySet } from './lti/platform-keys.js';
+import type { LmsConnector } from './lms/connector.js';
+import type { OAuthServices } from './oauth/services.js';
+import type { ActionTokens } from './security/action-token.js';
 import type { OneTimeStore } from './security/one-time-store.js';
 import type { ToolKey } from './security/tool-keys.js';
 
@@ -16,4 +25,22 @@ export interface AppContext {
   oneTimeStore: OneTimeStore;
   toolKeys: ToolKey[];
   shell: ShellRenderer;
+  /** The certificate exam-browser configurations are encrypted for, loaded once at start. */
+  exbCertificates: CertificateStore;
+  /** The LMS's id_token signing keys (cached). */
+  platformKeys: PlatformKeySet;
+  /** Per-address and per-state budgets of LTI login and launch. */
+  ltiAdmission: LtiAdmission;
+  /** Binds login states to the browser that started the login. */
+  transactionBinder: TransactionBinder;
+  /** Whether an assessment requires the exam browser. */
+  exbRequirement: ExbRequirementLookup;
+  /** OAuth states, the token records, the token endpoint and access tokens with refresh. */
+  oauth: OAuthServices;
+  /** The LMS API acting for one user: `ctx.lms.forUser(lmsUserId)`. */
+  lms: LmsConnector;
+  /** Issues and verifies the HMAC action tokens of the config grant and the administrator mutations. */
+  actionTokens: ActionTokens;
+  /** The student exam-browser flow: grants, downloads, proofs, redemptions, exits, readiness. */
+  exbStudent: StudentServices;
 }

@@ -4,6 +4,7 @@ import type { ViewComponent } from '../lib/define-view';
 type LazyView = LazyExoticComponent<ViewComponent>;
 
 const notice: LazyView = lazy(() => import('./Notice'));
+const oauthConnected: LazyView = lazy(() => import('./OAuthConnected'));
 
 /**
  * View name (the bootstrap's `view`) → component. Each view is its own chunk, so a page only
@@ -16,7 +17,14 @@ const registry: Readonly<Record<string, LazyView>> = {
   notice,
   'role-not-authorized': notice,
   'oauth-error': notice,
+  'lms-oauth-connected': oauthConnected,
+  'student-session-connected': oauthConnected,
   'lti-error': notice,
+  teacher: lazy(() => import('./Teacher')),
+  student: lazy(() => import('./Student')),
+  admin: lazy(() => import('./Admin')),
+  'exb-required': lazy(() => import('./ExbRequired')),
+  'exb-setup-check': lazy(() => import('./ExbSetupCheck')),
 };
 
 export function resolveView(name: string): LazyView | undefined {

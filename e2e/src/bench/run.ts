@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { benchDetector, formatDetectorBench } from './detector.js';
+import { benchStudent, formatStudentBench } from './student.js';
 
 interface Benchmark {
   description: string;
@@ -20,6 +21,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
   detector: {
     description: 'cached detector script vs a static string route of the same size',
     run: async (settings) => formatDetectorBench(await benchDetector(settings)),
+  },
+  student: {
+    description: 'requirement, proof, redemption, download and a whole student start vs a bare route (PostgreSQL, development LMS)',
+    run: async (settings) => formatStudentBench(await benchStudent(settings)),
   },
 };
 

@@ -2,7 +2,7 @@ import { constants, privateDecrypt, publicEncrypt, type KeyObject } from 'node:c
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { ExbCertificate } from './certificate.js';
 import { hashExamBrowserPassword } from './hash.js';
-import { rncryptorDecrypt, rncryptorEncrypt } from './rncryptor.js';
+import { rncryptorDecrypt, rncryptorEncrypt, rncryptorEncryptWithKeys, type RncryptorKeys } from './rncryptor.js';
 
 /**
  * Configuration files. Written in the canonical layout every client reads:
@@ -23,6 +23,11 @@ export class ContainerError extends Error {
 export interface WriteContainerOptions {
   /** Encrypts the settings (`pswd`). ASCII only: the macOS client derives the key from a truncated UTF-8 string otherwise. */
   password?: string;
+  /**
+   * Instead of `password`: keys already derived from it (`rncryptorPrepareKeys`), so a writer of many files under one
+   * password skips the key derivation; each file still gets a fresh IV.
+   */
+  passwordKeys?: RncryptorKeys;
   /** Wraps the block for this certificate's private key (`pkhs`). */
   certificate?: ExbCertificate;
 }
@@ -59,7 +64,12 @@ export function writeContainer(xml: Uint8Array, options: WriteContainerOptions =
   if (!startsWith(xml, XML_MAGIC)) throw new ContainerError('settings must be an XML document starting with "<?xml"');
   const payload = gzipSync(xml);
   let block: Buffer;
-  if (options.password === undefined) {
+  if (options.password !== undefined && options.passwordKeys !== undefined) {
+    throw new ContainerError('give either a password or keys derived from one, not both');
+  }
+  if (options.passwordKeys !== undefined) {
+    block = withPrefix('pswd', rncryptorEncryptWithKeys(payload, options.passwordKeys));
+  } else if (options.password === undefined) {
     block = withPrefix('plnd', payload);
   } else {
     if (!/^[\x20-\x7e]+$/.test(options.password)) {

@@ -8,8 +8,15 @@ export {
   configKeyJson,
   formatDotNetReal,
 } from './config-key.js';
-export { RncryptorError, rncryptorDecrypt, rncryptorEncrypt, rncryptorKey } from './rncryptor.js';
-export type { RncryptorParameters } from './rncryptor.js';
+export {
+  RncryptorError,
+  rncryptorDecrypt,
+  rncryptorEncrypt,
+  rncryptorEncryptWithKeys,
+  rncryptorKey,
+  rncryptorPrepareKeys,
+} from './rncryptor.js';
+export type { RncryptorKeys, RncryptorParameters } from './rncryptor.js';
 export { ContainerError, readContainer, writeContainer } from './container.js';
 export type {
   ContainerLayer,
@@ -21,6 +28,6 @@ export type {
 } from './container.js';
 export { generateSelfSignedCertificate, loadCertificate } from './certificate.js';
 export type { ExbCertificate, GenerateCertificateOptions } from './certificate.js';
-export { buildExamSettings, examSettingsInputSchema } from './settings.js';
-export type { ExamSettingsInput } from './settings.js';
+export { buildExamSettings, examSettingsInputSchema, prepareExamSettings } from './settings.js';
+export type { ExamSettingsInput, ExamTool } from './settings.js';
 export { hashExamBrowserPassword } from './hash.js';

@@ -35,24 +35,53 @@ export function rncryptorKey(password: string, salt: Uint8Array): Buffer {
   return pbkdf2Sync(Buffer.from(password, 'utf8'), salt, PBKDF2_ROUNDS, KEY_LENGTH, 'sha1');
 }
 
-/** Fixed parameters exist for the published test vectors; production calls leave them random. */
-export function rncryptorEncrypt(plaintext: Uint8Array, password: string, parameters?: RncryptorParameters): Buffer {
-  const encryptionSalt = parameters?.encryptionSalt ?? randomBytes(SALT_LENGTH);
-  const hmacSalt = parameters?.hmacSalt ?? randomBytes(SALT_LENGTH);
-  const iv = parameters?.iv ?? randomBytes(IV_LENGTH);
-  if (encryptionSalt.length !== SALT_LENGTH || hmacSalt.length !== SALT_LENGTH || iv.length !== IV_LENGTH) {
+/**
+ * Salts and the two keys derived from a password. Deriving costs two PBKDF2 runs of 10 000 rounds, so a writer that
+ * encrypts many files under one password derives once and varies only the IV per file.
+ */
+export interface RncryptorKeys {
+  readonly encryptionSalt: Buffer;
+  readonly hmacSalt: Buffer;
+  readonly encryptionKey: Buffer;
+  readonly hmacKey: Buffer;
+}
+
+export function rncryptorPrepareKeys(
+  password: string,
+  salts?: Pick<RncryptorParameters, 'encryptionSalt' | 'hmacSalt'>,
+): RncryptorKeys {
+  const encryptionSalt = Buffer.from(salts?.encryptionSalt ?? randomBytes(SALT_LENGTH));
+  const hmacSalt = Buffer.from(salts?.hmacSalt ?? randomBytes(SALT_LENGTH));
+  if (encryptionSalt.length !== SALT_LENGTH || hmacSalt.length !== SALT_LENGTH) {
     throw new RncryptorError('salts must be 8 bytes and the IV 16 bytes');
   }
-  const cipher = createCipheriv('aes-256-cbc', rncryptorKey(password, encryptionSalt), iv);
-  const body = Buffer.concat([
-    Uint8Array.of(WRITE_VERSION, OPTION_PASSWORD),
+  return {
     encryptionSalt,
     hmacSalt,
+    encryptionKey: rncryptorKey(password, encryptionSalt),
+    hmacKey: rncryptorKey(password, hmacSalt),
+  };
+}
+
+/** Fixed parameters exist for the published test vectors; production calls leave them random. */
+export function rncryptorEncrypt(plaintext: Uint8Array, password: string, parameters?: RncryptorParameters): Buffer {
+  return rncryptorEncryptWithKeys(plaintext, rncryptorPrepareKeys(password, parameters), parameters?.iv);
+}
+
+/** Encrypts with keys derived beforehand; the IV is fresh for every message unless a test vector fixes it. */
+export function rncryptorEncryptWithKeys(plaintext: Uint8Array, keys: RncryptorKeys, fixedIv?: Uint8Array): Buffer {
+  const iv = fixedIv ?? randomBytes(IV_LENGTH);
+  if (iv.length !== IV_LENGTH) throw new RncryptorError('salts must be 8 bytes and the IV 16 bytes');
+  const cipher = createCipheriv('aes-256-cbc', keys.encryptionKey, iv);
+  const body = Buffer.concat([
+    Uint8Array.of(WRITE_VERSION, OPTION_PASSWORD),
+    keys.encryptionSalt,
+    keys.hmacSalt,
     iv,
     cipher.update(plaintext),
     cipher.final(),
   ]);
-  return Buffer.concat([body, hmac(rncryptorKey(password, hmacSalt), body)]);
+  return Buffer.concat([body, hmac(keys.hmacKey, body)]);
 }
 
 /** Authenticates before decrypting, so a wrong password and a modified message fail the same way. */

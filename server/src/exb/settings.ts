@@ -1,4 +1,12 @@
 import { z } from 'zod';
+import {
+  normalizeHostname,
+  normalizeToolUrl,
+  normalizeUrlRules,
+  type ExbUrlRule,
+  type ExternalToolConfig,
+  type PolicyPath,
+} from '@exb/shared/exb-policy.js';
 import { assertPortableConfigKeyInput } from './config-key.js';
 import { hashExamBrowserPassword } from './hash.js';
 import type { PlistDict, PlistValue } from './plist.js';
@@ -11,6 +19,10 @@ import type { PlistDict, PlistValue } from './plist.js';
  * catch-all block rule is written (a matching block rule would override every allow rule). Expressions use the
  * clients' "simplified" syntax: `scheme://host` also matches subdomains, `scheme://.host` only that host, a path
  * matches with or without a trailing slash, and a missing query matches any query.
+ *
+ * URL rules and tools arrive in the stored policy shapes of `@exb/shared/exb-policy.js` and are checked with the same
+ * validators the instructor and administrator routes use, so a policy that could be saved is the policy that is
+ * written. The one extra check here is whether an exact URL can be spelled as a filter expression at all.
  */
 
 function parseUrl(value: string): URL | null {
@@ -59,71 +71,128 @@ const pageUrlSchema = z.string().transform((value, ctx) => {
   return url.href;
 });
 
+/** What the builder needs of a tool: its launch URL and the resource rules it brings. */
+export type ExamTool = Pick<ExternalToolConfig, 'url'> & { readonly resourceRules?: readonly ExbUrlRule[] };
+
+const toolSchema = z.object({
+  url: z.string(),
+  resourceRules: z.array(z.unknown()).default([]),
+});
+
+const baseSchema = z.object({
+  /** First page: the student's fresh LMS session URL, the assessment page, or the setup-check page. */
+  startUrl: pageUrlSchema,
+  lmsOrigin: originSchema,
+  /** This service: exit pages, the tool player and the setup check are navigations to it. */
+  serviceOrigin: originSchema,
+  /** SSO and other hosts the LMS sign-in needs; subdomains included. */
+  allowedHosts: z.array(z.unknown()).default([]),
+  /** Approved tools: their launch URLs and resource rules. */
+  tools: z.array(toolSchema).default([]),
+  /** Course or assessment URL policy. */
+  urlRules: z.array(z.unknown()).default([]),
+  /** 32 random bytes; part of the Config Key like every other value. */
+  examKeySalt: z.instanceof(Uint8Array).refine((salt) => salt.length === 32, 'examKeySalt must be 32 bytes'),
+  /** The effective exit password; null lets the student quit without one. */
+  exitPassword: z.string().min(1).nullable(),
+  quitUrl: pageUrlSchema.nullable().default(null),
+  allowQuit: z.boolean().default(true),
+  confirmQuitUrl: z.boolean().default(false),
+  allowReload: z.boolean().default(true),
+  clearCookiesOnStart: z.boolean().default(true),
+});
+
+type ExpressionCheck = { ok: true; value: string } | { ok: false; message: string; path: PolicyPath };
+
 /**
- * An exact HTTPS URL. The fragment plays no role in filtering and is dropped. Refused because the filter syntax would
- * misread them: `*` (a wildcard), `@` (the clients take what precedes it for user info) and the query `.` ("no query").
+ * An exact URL as a filter expression (`scheme://.host/path?query`), or why it cannot be one. The filter syntax reads
+ * whatever precedes an `@` as user info and the query `.` as "no query", so such URLs would allow something else.
  */
-const exactHttpsUrlSchema = z.string().transform((value, ctx) => {
-  const url = parseUrl(value);
-  if (url === null || url.protocol !== 'https:' || !hasUsableHost(url) || url.username !== '' || url.password !== '') {
-    ctx.addIssue({ code: 'custom', message: 'expected an exact https URL without credentials' });
+function exactUrlExpression(href: string, path: PolicyPath): ExpressionCheck {
+  const url = new URL(href);
+  if (href.includes('@') || url.search === '?.') {
+    return { ok: false, message: 'URL cannot be written as an exact filter rule ("@" or the query ".")', path };
+  }
+  return { ok: true, value: `${url.protocol}//.${url.host}${url.pathname}${url.search}` };
+}
+
+function domainExpression(host: string): string {
+  return `https://${host}`;
+}
+
+function originExpression(origin: string): string {
+  const url = new URL(origin);
+  return `${url.protocol}//.${url.host}`;
+}
+
+function ruleExpressions(rules: readonly ExbUrlRule[], path: PolicyPath): ExpressionCheck[] {
+  return rules.map((rule, index) =>
+    rule.match === 'exact' ? exactUrlExpression(rule.value, [...path, index, 'value']) : { ok: true, value: domainExpression(rule.value) },
+  );
+}
+
+export const examSettingsInputSchema = baseSchema.transform((input, ctx) => {
+  // Only the Windows client adds an allow rule for the start page by itself.
+  const startOrigin = new URL(input.startUrl).origin;
+  if (startOrigin !== input.lmsOrigin && startOrigin !== input.serviceOrigin) {
+    ctx.addIssue({ code: 'custom', path: ['startUrl'], message: 'startUrl must be on the LMS or the service origin' });
     return z.NEVER;
   }
-  url.hash = '';
-  if (/[*@]/.test(url.href) || url.search === '?.') {
-    ctx.addIssue({ code: 'custom', message: 'URL cannot be written as an exact filter rule (wildcard or "@")' });
-    return z.NEVER;
-  }
-  return url.href;
+  const problems: { message: string; path: PolicyPath }[] = [];
+  const collect = (checks: ExpressionCheck[]): string[] =>
+    checks.flatMap((check) => {
+      if (check.ok) return [check.value];
+      problems.push(check);
+      return [];
+    });
+
+  const hosts = collect(
+    input.allowedHosts.map((host, index): ExpressionCheck => {
+      const checked = normalizeHostname(host);
+      return checked.ok ? { ok: true, value: domainExpression(checked.value) } : { ok: false, message: checked.message, path: ['allowedHosts', index] };
+    }),
+  );
+
+  const toolExpressions = collect(
+    input.tools.flatMap((tool, index): ExpressionCheck[] => {
+      const path: PolicyPath = ['tools', index];
+      const url = normalizeToolUrl(tool.url, input.serviceOrigin, [...path, 'url']);
+      const rules = normalizeUrlRules(tool.resourceRules, [...path, 'resourceRules']);
+      const checks: ExpressionCheck[] = [];
+      checks.push(url.ok ? exactUrlExpression(url.value, [...path, 'url']) : { ok: false, ...url.error });
+      if (rules.ok) checks.push(...ruleExpressions(rules.value, [...path, 'resourceRules']));
+      else checks.push({ ok: false, ...rules.error });
+      return checks;
+    }),
+  );
+
+  const policy = normalizeUrlRules(input.urlRules, ['urlRules']);
+  const policyExpressions = collect(policy.ok ? ruleExpressions(policy.value, ['urlRules']) : [{ ok: false, ...policy.error }]);
+
+  for (const problem of problems) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+  if (problems.length > 0) return z.NEVER;
+
+  const groups = [[originExpression(input.lmsOrigin)], [originExpression(input.serviceOrigin)], hosts, toolExpressions, policyExpressions];
+  const unique = new Set<string>();
+  for (const group of groups) for (const expression of [...group].sort()) unique.add(expression);
+  return {
+    startUrl: input.startUrl,
+    examKeySalt: input.examKeySalt,
+    exitPassword: input.exitPassword,
+    quitUrl: input.quitUrl,
+    allowQuit: input.allowQuit,
+    confirmQuitUrl: input.confirmQuitUrl,
+    allowReload: input.allowReload,
+    clearCookiesOnStart: input.clearCookiesOnStart,
+    allowRuleExpressions: [...unique],
+  };
 });
 
-/** A concrete host name (IDN allowed, written as punycode), no wildcard, port, path or scheme. */
-const hostnameSchema = z.string().transform((value, ctx) => {
-  const url = /^[^/?#@:*\s]+$/.test(value) ? parseUrl(`https://${value}`) : null;
-  if (url === null || !hasUsableHost(url) || url.port !== '' || url.pathname !== '/' || url.hostname.endsWith('.')) {
-    ctx.addIssue({ code: 'custom', message: 'expected a concrete host name' });
-    return z.NEVER;
-  }
-  return url.hostname;
-});
-
-const urlRuleSchema = z.discriminatedUnion('match', [
-  z.object({ match: z.literal('url'), url: exactHttpsUrlSchema }),
-  z.object({ match: z.literal('domain'), host: hostnameSchema }),
-]);
-
-export const examSettingsInputSchema = z
-  .object({
-    /** First page: the student's fresh LMS session URL, or the setup-check page. */
-    startUrl: pageUrlSchema,
-    lmsOrigin: originSchema,
-    /** This service: exit pages, the tool player and the setup check are navigations to it. */
-    serviceOrigin: originSchema,
-    /** SSO and other hosts the LMS sign-in needs; subdomains included. */
-    allowedHosts: z.array(hostnameSchema).default([]),
-    /** Launch URLs of the approved tools. */
-    toolUrls: z.array(exactHttpsUrlSchema).default([]),
-    /** Course or assessment URL policy: exact HTTPS URLs, or domains with their subdomains. */
-    urlRules: z.array(urlRuleSchema).default([]),
-    /** 32 random bytes; part of the Config Key like every other value. */
-    examKeySalt: z.instanceof(Uint8Array).refine((salt) => salt.length === 32, 'examKeySalt must be 32 bytes'),
-    /** The effective exit password; null lets the student quit without one. */
-    exitPassword: z.string().min(1).nullable(),
-    quitUrl: pageUrlSchema.nullable().default(null),
-    allowQuit: z.boolean().default(true),
-    confirmQuitUrl: z.boolean().default(false),
-    allowReload: z.boolean().default(true),
-    clearCookiesOnStart: z.boolean().default(true),
-  })
-  .superRefine((input, ctx) => {
-    // Only the Windows client adds an allow rule for the start page by itself.
-    const startOrigin = new URL(input.startUrl).origin;
-    if (startOrigin !== input.lmsOrigin && startOrigin !== input.serviceOrigin) {
-      ctx.addIssue({ code: 'custom', path: ['startUrl'], message: 'startUrl must be on the LMS or the service origin' });
-    }
-  });
-
-export type ExamSettingsInput = z.input<typeof examSettingsInputSchema>;
+export type ExamSettingsInput = Omit<z.input<typeof baseSchema>, 'tools' | 'urlRules' | 'allowedHosts'> & {
+  readonly tools?: readonly ExamTool[];
+  readonly urlRules?: readonly ExbUrlRule[];
+  readonly allowedHosts?: readonly string[];
+};
 type ExamSettings = z.output<typeof examSettingsInputSchema>;
 
 /** `browserWindowWebView` "prefer modern": the macOS/iOS engine that delivers the Config Key to page scripts. */
@@ -132,7 +201,28 @@ const CONFIG_PURPOSE_START_EXAM = 0;
 const RULE_ALLOW = 1;
 
 export function buildExamSettings(input: ExamSettingsInput): PlistDict {
+  return toDictionary(examSettingsInputSchema.parse(input));
+}
+
+/**
+ * Validates everything but the start URL once, for configurations that differ only in where they start (each student's
+ * own LMS session URL): `build` checks the start URL and returns a fresh dictionary, no policy validation repeated.
+ */
+export function prepareExamSettings(input: ExamSettingsInput): { build(startUrl: string): PlistDict } {
   const settings = examSettingsInputSchema.parse(input);
+  const allowedStartOrigins = new Set([new URL(input.lmsOrigin).origin, new URL(input.serviceOrigin).origin]);
+  return {
+    build(startUrl) {
+      const parsed = pageUrlSchema.safeParse(startUrl);
+      if (!parsed.success || !allowedStartOrigins.has(new URL(parsed.data).origin)) {
+        throw new Error('startUrl must be an absolute URL on the LMS or the service origin');
+      }
+      return toDictionary({ ...settings, startUrl: parsed.data });
+    },
+  };
+}
+
+function toDictionary(settings: ExamSettings): PlistDict {
   // Inserted in Config Key order so the written XML reads like the hashed JSON.
   const dict: PlistDict = new Map();
   dict.set('allowPreferencesWindow', false);
@@ -152,36 +242,9 @@ export function buildExamSettings(input: ExamSettingsInput): PlistDict {
   dict.set('URLFilterEnable', true);
   // Content filtering would force the classic engine on macOS, which cannot give pages the Config Key.
   dict.set('URLFilterEnableContentFilter', false);
-  dict.set('URLFilterRules', allowRuleExpressions(settings).map(allowRule));
+  dict.set('URLFilterRules', settings.allowRuleExpressions.map(allowRule));
   assertPortableConfigKeyInput(dict);
   return dict;
-}
-
-function allowRuleExpressions(settings: ExamSettings): string[] {
-  const groups = [
-    [originExpression(settings.lmsOrigin)],
-    [originExpression(settings.serviceOrigin)],
-    settings.allowedHosts.map(domainExpression),
-    settings.toolUrls.map(exactUrlExpression),
-    settings.urlRules.map((rule) => (rule.match === 'url' ? exactUrlExpression(rule.url) : domainExpression(rule.host))),
-  ];
-  const unique = new Set<string>();
-  for (const group of groups) for (const expression of [...group].sort()) unique.add(expression);
-  return [...unique];
-}
-
-function originExpression(origin: string): string {
-  const url = new URL(origin);
-  return `${url.protocol}//.${url.host}`;
-}
-
-function domainExpression(host: string): string {
-  return `https://${host}`;
-}
-
-function exactUrlExpression(href: string): string {
-  const url = new URL(href);
-  return `${url.protocol}//.${url.host}${url.pathname}${url.search}`;
 }
 
 function allowRule(expression: string): PlistDict {

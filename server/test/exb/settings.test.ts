@@ -8,7 +8,14 @@ import {
 } from '../../src/exb/config-key.js';
 import { readContainer, writeContainer, type DecryptionIdentity } from '../../src/exb/container.js';
 import { PlistDate, PlistReal, readPlist, writePlist, type PlistDict, type PlistValue } from '../../src/exb/plist.js';
-import { buildExamSettings, examSettingsInputSchema, type ExamSettingsInput } from '../../src/exb/settings.js';
+import type { ExbUrlRule } from '@exb/shared/exb-policy.js';
+import {
+  buildExamSettings,
+  examSettingsInputSchema,
+  prepareExamSettings,
+  type ExamSettingsInput,
+  type ExamTool,
+} from '../../src/exb/settings.js';
 
 const SALT = Uint8Array.from({ length: 32 }, (_, i) => i);
 const START_URL = 'https://canvas.example.edu/login/session_token?session_token=abc123';
@@ -20,17 +27,18 @@ function input(overrides: Partial<ExamSettingsInput> = {}): ExamSettingsInput {
     lmsOrigin: 'https://canvas.example.edu',
     serviceOrigin: 'https://exb.example.org',
     allowedHosts: ['login.microsoftonline.com', 'sso.example.edu'],
-    toolUrls: ['https://www.desmos.com/calculator', 'https://exb.example.org/exb/tool/video/dQw4w9WgXcQ'],
-    urlRules: [
-      { match: 'url', url: 'https://library.example.edu/reserves/exam-sheet.pdf?v=2' },
-      { match: 'domain', host: 'wolframalpha.com' },
-    ],
+    tools: tools('https://www.desmos.com/calculator', 'https://exb.example.org/exb/tool/video/dQw4w9WgXcQ'),
+    urlRules: [exact('https://library.example.edu/reserves/exam-sheet.pdf?v=2'), domain('wolframalpha.com')],
     examKeySalt: SALT,
     exitPassword: 'test',
     quitUrl: QUIT_URL,
     ...overrides,
   };
 }
+
+const exact = (value: string): ExbUrlRule => ({ match: 'exact', value });
+const domain = (value: string): ExbUrlRule => ({ match: 'domain', value, broadDomainConfirmed: true });
+const tools = (...urls: string[]): ExamTool[] => urls.map((url) => ({ url, resourceRules: [] }));
 
 const rule = (expression: string): PlistDict =>
   new Map<string, PlistValue>([
@@ -98,7 +106,7 @@ describe('buildExamSettings', () => {
   });
 
   it('follows the Config Key stability rules: alphanumeric unique keys, no dates, reals or empty dicts', () => {
-    for (const settings of [buildExamSettings(input()), buildExamSettings(input({ exitPassword: null, quitUrl: null, toolUrls: [], urlRules: [], allowedHosts: [] }))]) {
+    for (const settings of [buildExamSettings(input()), buildExamSettings(input({ exitPassword: null, quitUrl: null, tools: [], urlRules: [], allowedHosts: [] }))]) {
       expect(() => assertPortableConfigKeyInput(settings)).not.toThrow();
       for (const key of collectKeys(settings)) expect(key).toMatch(/^[A-Za-z0-9]+$/);
       const topLevel = [...settings.keys()].map((key) => key.toLowerCase());
@@ -140,7 +148,7 @@ describe('buildExamSettings', () => {
         lmsOrigin: 'http://localhost:8080',
         serviceOrigin: 'http://127.0.0.1:3000/',
         allowedHosts: [],
-        toolUrls: [],
+        tools: [],
         urlRules: [],
       }),
     );
@@ -177,15 +185,12 @@ describe('buildExamSettings', () => {
     expect(computeConfigKey(buildExamSettings(input()))).toBe(reference);
     const shuffled = input({
       allowedHosts: ['SSO.example.edu', 'login.microsoftonline.com', 'sso.example.edu'],
-      toolUrls: [
+      tools: tools(
         'https://EXB.example.org/exb/tool/video/dQw4w9WgXcQ#t=10',
         'https://www.desmos.com:443/calculator',
         'https://www.desmos.com/calculator',
-      ],
-      urlRules: [
-        { match: 'domain', host: 'wolframalpha.com' },
-        { match: 'url', url: 'https://library.example.edu/reserves/exam-sheet.pdf?v=2' },
-      ],
+      ),
+      urlRules: [domain('wolframalpha.com'), exact('https://library.example.edu/reserves/exam-sheet.pdf?v=2')],
       examKeySalt: Buffer.from(SALT),
     });
     expect(computeConfigKey(buildExamSettings(shuffled))).toBe(reference);
@@ -199,7 +204,7 @@ describe('buildExamSettings', () => {
       { examKeySalt: salt },
       { startUrl: 'https://canvas.example.edu/login/session_token?session_token=other' },
       { exitPassword: 'other' },
-      { toolUrls: ['https://www.desmos.com/calculator'] },
+      { tools: tools('https://www.desmos.com/calculator') },
       { urlRules: [] },
     ] satisfies Partial<ExamSettingsInput>[]) {
       expect(computeConfigKey(buildExamSettings(input(change)))).not.toBe(reference);
@@ -215,25 +220,29 @@ describe('buildExamSettings', () => {
 
   it('writes host names as punycode and drops duplicates across groups', () => {
     const settings = buildExamSettings(
-      input({ allowedHosts: ['bücher.example'], toolUrls: [], urlRules: [{ match: 'domain', host: 'xn--bcher-kva.example' }] }),
+      input({ allowedHosts: ['bücher.example'], tools: [], urlRules: [domain('xn--bcher-kva.example')] }),
     );
     expect(expressions(settings)).toEqual(['https://.canvas.example.edu', 'https://.exb.example.org', 'https://xn--bcher-kva.example']);
   });
 
   it.each<[string, Partial<ExamSettingsInput>]>([
-    ['an http tool URL', { toolUrls: ['http://www.desmos.com/calculator'] }],
-    ['a wildcard tool URL', { toolUrls: ['https://www.desmos.com/*'] }],
-    ['a wildcard URL rule', { urlRules: [{ match: 'url', url: 'https://example.com/a*b' }] }],
+    ['an http tool URL', { tools: tools('http://www.desmos.com/calculator') }],
+    ['a wildcard tool URL', { tools: tools('https://www.desmos.com/*') }],
+    ['a wildcard URL rule', { urlRules: [exact('https://example.com/a*b')] }],
     ['a wildcard domain', { allowedHosts: ['*.example.com'] }],
-    ['an "@" in a URL rule path', { urlRules: [{ match: 'url', url: 'https://medium.com/@someone' }] }],
-    ['an "@" in a tool URL query', { toolUrls: ['https://tool.example/launch?mail=a@b.example'] }],
-    ['the query "." that means "no query"', { toolUrls: ['https://tool.example/launch?.'] }],
-    ['a domain with a path', { urlRules: [{ match: 'domain', host: 'example.com/path' }] }],
+    ['an "@" in a URL rule path', { urlRules: [exact('https://medium.com/@someone')] }],
+    ['an "@" in a tool URL query', { tools: tools('https://tool.example/launch?mail=a@b.example') }],
+    ['the query "." that means "no query"', { tools: tools('https://tool.example/launch?.') }],
+    ['a domain with a path', { urlRules: [domain('example.com/path')] }],
     ['a domain with a scheme', { allowedHosts: ['https://example.com'] }],
     ['a domain with a port', { allowedHosts: ['example.com:8443'] }],
     ['an empty domain', { allowedHosts: [''] }],
     ['an IPv6 literal', { allowedHosts: ['[::1]'] }],
-    ['credentials in a URL', { toolUrls: ['https://user:pw@example.com/'] }],
+    ['credentials in a URL', { tools: tools('https://user:pw@example.com/') }],
+    ['a domain rule without the broad-domain confirmation', { urlRules: [{ match: 'domain', value: 'example.com' }] }],
+    ['a domain rule on a public suffix', { urlRules: [domain('co.uk')] }],
+    ['a tool resource rule with a wildcard', { tools: [{ url: 'https://tool.example.com/', resourceRules: [exact('https://cdn.example.com/*')] }] }],
+    ['an "@" in a tool resource rule', { tools: [{ url: 'https://tool.example.com/', resourceRules: [exact('https://cdn.example.com/@x')] }] }],
     ['an LMS origin with a path', { lmsOrigin: 'https://canvas.example.edu/courses' }],
     ['a non-http LMS origin', { lmsOrigin: 'ftp://canvas.example.edu' }],
     ['a start URL on another origin', { startUrl: 'https://evil.example/login' }],
@@ -244,6 +253,32 @@ describe('buildExamSettings', () => {
   ])('rejects %s', (_name, overrides) => {
     expect(() => buildExamSettings(input(overrides))).toThrow();
     expect(examSettingsInputSchema.safeParse(input(overrides)).success).toBe(false);
+  });
+
+  it('writes tool resource rules beside the tool launch URL', () => {
+    const settings = buildExamSettings(
+      input({
+        allowedHosts: [],
+        urlRules: [],
+        tools: [{ url: 'https://www.desmos.com/calculator', resourceRules: [exact('https://help.desmos.com/guide'), domain('desmos-cdn.example.com')] }],
+      }),
+    );
+    expect(expressions(settings)).toEqual([
+      'https://.canvas.example.edu',
+      'https://.exb.example.org',
+      'https://.help.desmos.com/guide',
+      'https://.www.desmos.com/calculator',
+      'https://desmos-cdn.example.com',
+    ]);
+  });
+
+  it('prepares a policy once and builds dictionaries that differ only in the start URL', () => {
+    const prepared = prepareExamSettings(input());
+    const other = 'https://canvas.example.edu/courses/42/quizzes/7?session_token=zzz';
+    expect(prepared.build(START_URL)).toEqual(buildExamSettings(input()));
+    expect(prepared.build(other)).toEqual(buildExamSettings(input({ startUrl: other })));
+    expect(() => prepared.build('https://evil.example/login')).toThrow();
+    expect(() => prepared.build(`${START_URL}#x`)).toThrow();
   });
 
   it('accepts the setup-check shape: start on the service, no exit password', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MigrationObject } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.js';
+import { buildApp, type BuildAppOptions } from '../../src/app.js';
 import { loadConfig, type AppConfig } from '../../src/config.js';
 import { freePort } from '../../src/free-port.js';
 import { openDatabase, type Database } from '../../src/db/orm.js';
@@ -30,6 +30,8 @@ export interface TestAppOptions {
   migrations?: MigrationObject[];
   /** Listen on a free loopback port (for browsers and real HTTP clients); BASE_URL defaults to that origin. */
   listen?: boolean;
+  /** Extra options for `buildApp` (replaced collaborators). */
+  buildOptions?: Omit<BuildAppOptions, 'config' | 'logger' | 'db'>;
 }
 
 /** A full application on its own fresh database and data directory, exercised through `app.inject` or `listen`. */
@@ -54,7 +56,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   if (options.migrate !== false) await db.migrate();
-  const app = await buildApp({ config, logger, db });
+  const app = await buildApp({ ...options.buildOptions, config, logger, db });
   await app.ready();
   if (port) await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -1,7 +1,11 @@
 import { Lease } from './lease.js';
+import { LmsOAuthToken } from './lms-oauth-token.js';
 import { OneTimeToken } from './one-time-token.js';
+import { Assessment } from './assessment.js';
+import { AssessmentSetting } from './assessment-setting.js';
+import { CourseDefaults } from './course-defaults.js';
 
 /** Every entity the ORM knows. Add new entities here. */
-export const entities = [OneTimeToken, Lease];
+export const entities = [OneTimeToken, Lease, LmsOAuthToken, Assessment, AssessmentSetting, CourseDefaults];
 
-export { Lease, OneTimeToken };
+export { Lease, LmsOAuthToken, OneTimeToken, Assessment, AssessmentSetting, CourseDefaults };

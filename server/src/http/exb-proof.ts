@@ -1,0 +1,132 @@
+import type { FastifyInstance } from 'fastify';
+import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
+import { matchAssessmentPage } from '@exb/shared/lms-paths.js';
+import type { AppContext } from '../context.js';
+import { errorBody } from './errors.js';
+import {
+  assessmentParams,
+  coursePrincipal,
+  sendNoSetting,
+  sendPrincipalRequired,
+  sendRateLimited,
+  sensitiveResponse,
+  withoutFragment,
+} from './exb-student-http.js';
+import { allowLmsOrigin } from './lms-cors.js';
+
+/**
+ * `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router answers 414 for an over-long parameter,
+ * and this route answers 200 to everything.
+ */
+export const REQUIREMENT_PATH = '/api/exb/requirement/*';
+export const ACCESS_PROOF_PATH = '/api/exb/access-proof/:courseId/:quizId';
+export const ACCESS_CODE_PATH = '/api/exb/access-code/:courseId/:quizId';
+export const TOOLS_PATH = '/api/exb/tools/:courseId/:quizId';
+
+export const PROOF_TOKEN_HEADER = 'x-exb-proof-token';
+export const CONFIG_KEY_HASH_HEADER = 'x-exb-configkeyhash';
+
+/** The contract's exact header: LMS pages ask on every load and must never see a cached answer. */
+export const REQUIREMENT_CACHE_CONTROL = 'private, no-store, max-age=0';
+
+const INVALID_PROOF_MESSAGE =
+  'The exam browser configuration does not match this quiz or is out of date. Download a fresh configuration from the quiz.';
+const NO_SETTING_MESSAGE = 'This quiz has no exam browser setting.';
+
+// Lengths far above real values (a hash is 64 characters, a page URL well under a kilobyte) bound the work on input.
+const MAX_URL_LENGTH = 4096;
+const MAX_HASH_LENGTH = 256;
+const CONFIG_KEY_HASH = /^[0-9a-fA-F]{64}$/;
+
+type AssessmentRoute = { Params: { courseId: string; quizId: string } };
+
+/**
+ * The routes the detector calls from LMS quiz pages (Document 3, "Requirement, proof, redemption, tools"). All but the
+ * tools route are public: the proof is the authentication, and the proof token carries it to the redemption. Pages on
+ * the LMS origin may call them from the browser; only the tools route is called with the service's cookies.
+ */
+export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { config, exbStudent } = ctx;
+  const { requirement, access, budgets } = exbStudent;
+  const allowHttpLoopback = !config.production;
+
+  allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_PATH], methods: ['GET'], headers: [] });
+  allowLmsOrigin(app, ctx, { paths: [ACCESS_PROOF_PATH], methods: ['POST'], headers: ['content-type', CONFIG_KEY_HASH_HEADER] });
+  allowLmsOrigin(app, ctx, { paths: [ACCESS_CODE_PATH], methods: ['POST'], headers: ['content-type', PROOF_TOKEN_HEADER] });
+  allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
+
+  app.get<{ Params: { '*': string } }>(REQUIREMENT_PATH, async (request, reply) => {
+    const segments = request.params['*'].split('/');
+    const exbRequired =
+      segments.length === 2 &&
+      (await requirement.isRequired({ courseId: segments[0] as string, contentId: segments[1] as string }));
+    return reply.header('cache-control', REQUIREMENT_CACHE_CONTROL).send({ success: true, exbRequired });
+  });
+
+  app.post<AssessmentRoute>(ACCESS_PROOF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+    const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
+    const headerHash = request.headers[CONFIG_KEY_HASH_HEADER];
+    const configKeyHash = body.configKeyHash ?? (typeof headerHash === 'string' ? headerHash : undefined);
+    const { url } = body;
+    if (typeof configKeyHash !== 'string' || configKeyHash.length === 0 || configKeyHash.length > MAX_HASH_LENGTH) {
+      return reply.code(400).send(errorBody('INVALID_REQUEST', 'Invalid request: configKeyHash (body or x-exb-configkeyhash) is required'));
+    }
+    if (typeof url !== 'string' || url.length === 0 || url.length > MAX_URL_LENGTH) {
+      return reply.code(400).send(errorBody('INVALID_REQUEST', 'Invalid request: url is required'));
+    }
+    const params = assessmentParams(request.params.courseId, request.params.quizId);
+    if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
+    if (!(await budgets.proof(request.ip)).allowed) {
+      return sendRateLimited(reply, 'Too many access proofs from this network. Try again in a minute.');
+    }
+    // Pure checks before any lookup: a hash that cannot be one, or a page that is not this quiz's, proves nothing.
+    const page = withoutFragment(url);
+    if (
+      !CONFIG_KEY_HASH.test(configKeyHash) ||
+      !matchAssessmentPage(page, { lmsOrigin: config.lmsUrl, courseId: params.courseId, contentId: params.contentId, allowHttpLoopback })
+    ) {
+      return reply.code(403).send(errorBody('INVALID_EXB_CONFIG_PROOF', INVALID_PROOF_MESSAGE));
+    }
+    const outcome = await access.prove(params.courseId, params.contentId, configKeyHash, page);
+    if (outcome.ok) return reply.send({ success: true, proofToken: outcome.proofToken, expiresInSeconds: 120 });
+    if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
+    return reply.code(403).send(errorBody('INVALID_EXB_CONFIG_PROOF', INVALID_PROOF_MESSAGE));
+  });
+
+  app.post<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+    const params = assessmentParams(request.params.courseId, request.params.quizId);
+    if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
+    const proofToken = request.headers[PROOF_TOKEN_HEADER];
+    if (!isBase64UrlToken(proofToken)) {
+      return reply.code(403).send(errorBody('INVALID_EXB_PROOF_TOKEN', 'A valid x-exb-proof-token header is required.'));
+    }
+    if (!(await budgets.redemption(request.ip)).allowed) {
+      return sendRateLimited(reply, 'Too many access-code requests from this network. Try again in a minute.');
+    }
+    const outcome = await access.redeem(params.courseId, params.contentId, proofToken);
+    if (outcome.ok) {
+      return reply.send({
+        success: true,
+        accessCode: outcome.accessCode,
+        exitGrant: outcome.exitGrant,
+        exitGrantExpiresInSeconds: 43200,
+        tools: outcome.tools,
+      });
+    }
+    if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
+    return reply
+      .code(403)
+      .send(errorBody('INVALID_EXB_PROOF_TOKEN', 'The proof is unknown, expired or already used, or the quiz settings changed. Prove again.'));
+  });
+
+  app.get<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (_request, reply) =>
+    reply.code(405).header('allow', 'POST').send(errorBody('METHOD_NOT_ALLOWED', 'Use POST with the x-exb-proof-token header.')),
+  );
+
+  app.get<AssessmentRoute>(TOOLS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+    if (coursePrincipal(request, request.params.courseId) === null) return sendPrincipalRequired(reply);
+    const params = assessmentParams(request.params.courseId, request.params.quizId);
+    if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
+    return reply.send({ success: true, tools: await access.tools(params.courseId, params.contentId) });
+  });
+}

@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openConfiguration } from '../../../e2e/src/exb-simulator/index.js';
+import { bootstrapOf } from '../exb-public/helpers.js';
+import {
+  COURSE,
+  createStudentHarness,
+  downloadPathOf,
+  instructor,
+  LMS,
+  NEW_QUIZ,
+  QUIZ,
+  SAME_ORIGIN,
+  student,
+  type StudentHarness,
+} from './harness.js';
+
+let h: StudentHarness;
+beforeAll(async () => {
+  h = await createStudentHarness();
+  await h.enforce(QUIZ);
+  await h.enforce(NEW_QUIZ);
+  await h.authorizeStudent(3);
+});
+afterAll(() => h.close());
+
+describe('POST /api/exb/session-readiness and /dismiss', () => {
+  const readiness = (principal = student(), headers: Record<string, string> = { ...SAME_ORIGIN }) =>
+    h.app.inject({ method: 'POST', url: '/api/exb/session-readiness', headers: { cookie: h.session(principal).cookie, ...headers } });
+
+  it('confirms the LMS session handoff without storing or returning the session URL', async () => {
+    const calls = h.lms.calls.list().length;
+    const response = await readiness();
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ success: true, checks: { lmsSessionAuthorization: true }, handoffUrl: '/lti/launch' });
+    expect(response.body).not.toContain('session_token');
+    expect(response.headers['cache-control']).toContain('no-store');
+    expect(h.lms.calls.list().slice(calls).map((call) => call.route)).toEqual(['GET /api/v1/login/session_token']);
+  });
+
+  it('refuses non-students (LTI_STUDENT_REQUIRED), missing grants and cross-site requests', async () => {
+    const teacher = await readiness(instructor());
+    expect(teacher.statusCode).toBe(403);
+    expect(teacher.json()).toMatchObject({ error_code: 'LTI_STUDENT_REQUIRED' });
+    const none = await h.app.inject({ method: 'POST', url: '/api/exb/session-readiness', headers: SAME_ORIGIN });
+    expect(none.json()).toMatchObject({ error_code: 'LTI_STUDENT_REQUIRED' });
+    const unauthorized = await readiness(student({ lmsUserId: '4', ltiSubject: 'sub-4' }));
+    expect(unauthorized.statusCode).toBe(403);
+    expect(unauthorized.json()).toMatchObject({ error_code: 'LMS_SESSION_AUTHORIZATION_REQUIRED' });
+    const crossSite = await readiness(student(), { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.statusCode).toBe(403);
+  });
+
+  it('answers 502 LMS_SESSION_READINESS_FAILED for an unexpected LMS error', async () => {
+    h.lms.faults.next('GET /api/v1/login/session_token', { status: 500, times: 5 });
+    try {
+      const response = await readiness();
+      expect(response.statusCode).toBe(502);
+      expect(response.json()).toMatchObject({ error_code: 'LMS_SESSION_READINESS_FAILED' });
+    } finally {
+      h.lms.faults.clear();
+    }
+  });
+
+  it('records the dismissal per LMS user', async () => {
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/exb/session-readiness/dismiss',
+      headers: { cookie: h.session(student()).cookie, ...SAME_ORIGIN },
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ success: true });
+    const rows = await h.t.db.orm.em.getConnection().execute(`select lms_user_id from exb_session_readiness`);
+    expect(rows).toEqual([{ lms_user_id: '3' }]);
+    const teacher = await h.app.inject({
+      method: 'POST',
+      url: '/api/exb/session-readiness/dismiss',
+      headers: { cookie: h.session(instructor()).cookie, ...SAME_ORIGIN },
+    });
+    expect(teacher.statusCode).toBe(403);
+  });
+});
+
+describe('GET /exb/quiz/:courseId/:quizId', () => {
+  const view = (path: string, principal = student()) =>
+    h.app.inject({ method: 'GET', url: path, headers: { cookie: h.session(principal).cookie } });
+
+  it('renders the required-browser view with an action token that mints a grant', async () => {
+    const response = await view(`/exb/quiz/${COURSE}/${QUIZ}?lms_url=${encodeURIComponent(`${LMS}/courses/101/quizzes/201`)}&user_id=3`);
+    expect(response.statusCode).toBe(200);
+    const data = bootstrapOf(response.body);
+    expect(data).toMatchObject({
+      view: 'exb-required',
+      courseId: COURSE,
+      contentId: QUIZ,
+      assessmentKind: 'classic',
+      lmsUserId: '3',
+      requestedUserId: '3',
+      assessmentUrl: `${LMS}/courses/101/quizzes/201`,
+      lmsReturnUrl: `${LMS}/courses/101/quizzes/201`,
+      actionToken: expect.stringMatching(/^v1\.config-grant\.\d+\.[A-Za-z0-9_-]{43}$/),
+    });
+    const grant = await h.grant(student(), QUIZ, { actionToken: data.actionToken });
+    expect(grant.statusCode).toBe(200);
+  });
+
+  it('redirects to the LMS when enforcement is not required, to a validated lms_url only', async () => {
+    const free = await view(`/exb/quiz/${COURSE}/classicquiz_202?lms_url=${encodeURIComponent('https://evil.example/phish')}`);
+    expect(free.statusCode).toBe(302);
+    expect(free.headers.location).toBe(`${LMS}/courses/101/quizzes/202`);
+    const back = await view(`/exb/quiz/${COURSE}/classicquiz_202?lms_url=${encodeURIComponent(`${LMS}/courses/101/quizzes/202?module_item_id=5`)}`);
+    expect(back.headers.location).toBe(`${LMS}/courses/101/quizzes/202?module_item_id=5`);
+  });
+
+  it('refuses new quizzes, other courses and missing sessions with 403, malformed ids with 404', async () => {
+    expect((await view(`/exb/quiz/${COURSE}/${NEW_QUIZ}`)).statusCode).toBe(403);
+    expect((await view(`/exb/quiz/${COURSE}/${QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(403);
+    const none = await h.app.inject({ method: 'GET', url: `/exb/quiz/${COURSE}/${QUIZ}` });
+    expect(none.statusCode).toBe(403);
+    expect(bootstrapOf(none.body)).toMatchObject({ view: 'notice', details: [{ label: 'Error code', value: 'LTI_PRINCIPAL_REQUIRED' }] });
+    expect((await view(`/exb/quiz/${COURSE}/201`)).statusCode).toBe(404);
+  });
+});
+
+describe('GET /exb/launch-handoff', () => {
+  it('serves the exbs:// URL once, then only the course return link', async () => {
+    const grant = await h.grant(student(), QUIZ, {
+      actionToken: h.actionTokens.issue(h.session(student()).session, 'config-grant'),
+      handoffPurpose: 'student-list',
+    });
+    const { handoffUrl, exbLaunchUrl } = grant.json() as { handoffUrl: string; exbLaunchUrl: string };
+    const first = await h.app.inject({ method: 'GET', url: handoffUrl });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['cache-control']).toBe('no-store');
+    expect(first.headers['referrer-policy']).toBe('no-referrer');
+    expect(bootstrapOf(first.body)).toEqual({
+      view: 'exb-launch-handoff',
+      available: true,
+      exbLaunchUrl,
+      lmsReturnUrl: `${LMS}/courses/101`,
+      purpose: 'student-list',
+    });
+    expect(first.body).toContain('Back to the quiz list');
+    const second = await h.app.inject({ method: 'GET', url: handoffUrl });
+    expect(second.statusCode).toBe(200);
+    expect(second.body).not.toContain('exbs://');
+    expect(bootstrapOf(second.body)).toEqual({ view: 'exb-launch-handoff', available: false, lmsReturnUrl: `${LMS}/courses/101` });
+    // The handoff did not spend the grant; the exam browser still downloads once.
+    const download = await h.app.inject({ method: 'GET', url: downloadPathOf(exbLaunchUrl) });
+    expect(download.statusCode, download.body).toBe(200);
+    expect(openConfiguration(download.rawPayload, h.identity).configKey).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('labels an assessment handoff, and stops serving it at 120 seconds', async () => {
+    const { handoffUrl } = (await h.grant(student(), QUIZ, {
+      actionToken: h.actionTokens.issue(h.session(student()).session, 'config-grant'),
+      handoffPurpose: 'anything',
+    })).json() as { handoffUrl: string };
+    h.clock.advance(120);
+    try {
+      const late = await h.app.inject({ method: 'GET', url: handoffUrl });
+      expect(late.statusCode).toBe(200);
+      expect(bootstrapOf(late.body)).toMatchObject({ available: false });
+    } finally {
+      h.clock.advance(-120);
+    }
+    const { handoffUrl: fresh } = (await h.grant()).json() as { handoffUrl: string };
+    expect(bootstrapOf((await h.app.inject({ method: 'GET', url: fresh })).body)).toMatchObject({ available: true, purpose: 'assessment' });
+  });
+
+  it('answers 404 for a missing, malformed or unknown key', async () => {
+    for (const query of ['', '?key=', '?key=abc', `?key=${'A'.repeat(43)}`]) {
+      const response = await h.app.inject({ method: 'GET', url: `/exb/launch-handoff${query}` });
+      expect(response.statusCode, query).toBe(404);
+      expect(response.body).not.toContain('exbs://');
+    }
+  });
+});
+
+// Last: the LMS double's interception is process-wide, so a second harness runs after the first is done with it.
+describe('readiness without the LMS API', () => {
+  let bare: StudentHarness;
+  beforeAll(async () => {
+    bare = await createStudentHarness({ withoutLmsApi: true });
+    await bare.enforce(QUIZ);
+  });
+  afterAll(() => bare.close());
+
+  it('answers 503 LMS_SESSION_UNAVAILABLE, and students get the configuration that starts at the quiz', async () => {
+    const response = await bare.app.inject({
+      method: 'POST',
+      url: '/api/exb/session-readiness',
+      headers: { cookie: bare.session(student()).cookie, ...SAME_ORIGIN },
+    });
+    expect(response.statusCode).toBe(503);
+    expect(response.json()).toMatchObject({ error_code: 'LMS_SESSION_UNAVAILABLE' });
+    const { opened } = await bare.start(student({ lmsUserId: '4', ltiSubject: 'sub-4' }));
+    expect(opened.startUrl).toBe(`${LMS}/courses/101/quizzes/201`);
+    expect((await bare.prove(QUIZ, opened.configKey)).statusCode).toBe(200);
+  });
+});
