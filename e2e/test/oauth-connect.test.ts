@@ -62,12 +62,12 @@ describe.runIf(browserAvailable())('LMS authorization in Chromium', () => {
     // The tool renders the course shell inside the LMS's tool frame.
     await expect.poll(() => page.frame({ name: 'tool_content' })?.url() ?? '', { timeout: 15_000 }).toContain(`${dev.serviceUrl}/lti/launch`);
     const tool = page.frame({ name: 'tool_content' })!;
-    const connect = tool.getByRole('link', { name: 'Authorize the tool in the LMS' });
+    const connect = tool.getByRole('button', { name: 'Authorize the tool in the LMS' });
     await connect.waitFor({ timeout: 15_000 });
     expect((await bootstrapOf(tool)).view).toBe('teacher');
     expect(await oauthStatus(tool)).toEqual({ authorized: false });
 
-    // "Connect" opens the authorization start from the tool (same origin), which sends the window to the LMS.
+    // "Connect" opens a popup at the authorization start (with the session handed over), which sends it to the LMS.
     const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
     await popup.waitForURL((url) => url.href.startsWith(`${dev.lmsUrl}/login/oauth2/auth`), { timeout: 15_000 });
     const requested = new URL(popup.url());
@@ -103,15 +103,24 @@ describe.runIf(browserAvailable())('LMS authorization in Chromium', () => {
     const tool = page.frame({ name: 'tool_content' })!;
     await tool.locator('#exb-bootstrap').waitFor({ state: 'attached' });
 
-    // The tool window opens the reauthorization in a popup and waits for the completion signal as the client does.
+    // The tool window opens the reauthorization in a popup and waits for the completion signal as the client does:
+    // a blank popup first, then the start with a one-time ticket that hands the tool window's session over.
     const popupEvent = page.waitForEvent('popup');
     const signal = tool.evaluate(
       () =>
-        new Promise<unknown>((resolve) => {
-          const popup = window.open('/api/oauth2reauthorize', 'exb-lms-authorization', 'popup,width=720,height=760');
+        new Promise<unknown>((resolve, reject) => {
+          const popup = window.open('about:blank', 'exb-lms-authorization', 'popup,width=720,height=760');
           window.addEventListener('message', (event) => {
             if (event.origin === window.location.origin && event.source === popup) resolve(event.data);
           });
+          fetch('/api/oauth2/popup-ticket', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ start: 'oauth2reauthorize' }),
+            credentials: 'same-origin',
+          })
+            .then((response) => response.json() as Promise<{ ticket: string }>)
+            .then(({ ticket }) => popup!.location.replace(`/api/oauth2reauthorize?ticket=${ticket}`), reject);
         }),
     );
     const popup = await popupEvent;

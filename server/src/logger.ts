@@ -24,6 +24,7 @@ export const REDACTED_PATHS = [
   '*.state',
   '*.grant',
   '*.token',
+  '*.ticket',
 ];
 
 // Tokens also travel in paths (exit grants) and queries (config grants, OAuth codes): logs keep only the shape.

@@ -1,4 +1,5 @@
 import { Heading, Link, Text, View } from '@instructure/ui';
+import { AuthorizeButton } from '../components/AuthorizeButton';
 import { DefinitionList } from '../components/DefinitionList';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
@@ -36,9 +37,7 @@ function Admin({ data }: { data: Data }) {
           The dashboard reads courses and quizzes across the account, which needs your administrator authorization in the
           LMS. You grant it once; the LMS keeps checking your account permissions.
         </Text>
-        <Link href={data.authorizeUrl} variant="standalone" target="_blank">
-          Authorize administrator access in the LMS
-        </Link>
+        <AuthorizeButton startUrl={data.authorizeUrl}>Authorize administrator access in the LMS</AuthorizeButton>
       </View>
       <DefinitionList
         label="Launch details"

@@ -1,4 +1,5 @@
 import { Heading, Link, List, Text, View } from '@instructure/ui';
+import { AuthorizeButton } from '../components/AuthorizeButton';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
@@ -12,6 +13,8 @@ const schema = z.object({
   lmsReturnUrl: optional(httpUrl),
   setupCheckUrl: optional(localPath),
   reloadUrl: optional(localPath),
+  /** Present when the student must connect their LMS account so the exam browser can sign them in. */
+  authorizeUrl: optional(localPath),
 });
 
 type Data = z.output<typeof schema>;
@@ -41,6 +44,18 @@ function Student({ data }: { data: Data }) {
           </Link>
         )}
       </View>
+      {data.authorizeUrl !== undefined && (
+        <View as="section" display="block" margin="medium 0" aria-labelledby="connect-heading">
+          <Heading level="h2" id="connect-heading" margin="0 0 small">
+            Connect your LMS account
+          </Heading>
+          <Text as="p">
+            The exam browser signs you in to the LMS by itself. For that, allow the tool once to open an LMS session for
+            you; the LMS asks you to confirm in a new window.
+          </Text>
+          <AuthorizeButton startUrl={data.authorizeUrl}>Connect your LMS account</AuthorizeButton>
+        </View>
+      )}
       {data.lmsReturnUrl !== undefined && (
         <Link href={data.lmsReturnUrl} target="_top">
           Back to the course in the LMS

@@ -1,17 +1,25 @@
+import {
+  AUTHORIZATION_STARTS,
+  authorizationStartPath,
+  POPUP_TICKET_PARAM,
+  POPUP_TICKET_PATH,
+  type AuthorizationStart,
+} from '@exb/shared/oauth-popup-ticket.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { CALLBACK_FAILURE_MESSAGES, completeAuthorization, type CallbackDependencies } from '../oauth/callback.js';
 import { lmsReturnUrl } from '../oauth/redirect.js';
-import { startAuthorization, type StartDependencies, type StartEndpoint } from '../oauth/start.js';
+import { START_ENDPOINTS, startAuthorization, type StartDependencies } from '../oauth/start.js';
 import { authorizationStatus } from '../oauth/status.js';
-import { isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
-import { readSession } from '../security/session.js';
+import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
+import { adoptSession, readSession, type SessionData } from '../security/session.js';
 import { errorBody } from './errors.js';
 import { htmlSecurityHeaders } from './shell.js';
 import { staticPage } from './static-page.js';
 
 const CROSS_SITE_START_MESSAGE =
   'LMS authorization can only be started from the tool itself. Open the tool from your course or account in the LMS and use its authorize button.';
+const CROSS_SITE_TICKET_MESSAGE = 'This request can only be made from the tool itself. Open the tool from the LMS.';
 
 /** Browsers navigating to a start endpoint get a readable page; scripts asking for JSON get the contract's error body. */
 function sendRefusal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) {
@@ -27,8 +35,9 @@ function sendRefusal(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
 }
 
 /**
- * The LMS OAuth routes of Document 1: the four authorization starts, the callback and the status check. Routes only
- * guard, read the session and render; the rules live in `oauth/`.
+ * The LMS OAuth routes of Document 1: the four authorization starts, the popup ticket that carries the session into
+ * the authorization popup, the callback and the status check. Routes only guard, read the session and render; the
+ * rules live in `oauth/`.
  */
 export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { config, shell, oauth, logger } = ctx;
@@ -41,20 +50,40 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     logger,
   };
 
-  const start = (endpoint: StartEndpoint) => async (request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * With a popup ticket, the session it carries, now also this browser's (see `oauth/popup-ticket.ts`); without one,
+   * the cookie's. A ticket that does not redeem counts as no session, whatever cookie came along. A ticket is only
+   * honoured on a navigation the browser marks same-origin, so it can never plant a session through a request whose
+   * origin is unknown; every browser that partitions cookies sends the header.
+   */
+  const sessionForStart = async (request: FastifyRequest, start: AuthorizationStart, ticket: unknown): Promise<SessionData | null> => {
+    if (ticket === undefined) return readSession(request);
+    if (fetchSite(request) !== 'same-origin') return null;
+    const handedOver = await oauth.popupTickets.redeem(start, ticket);
+    return handedOver === null ? null : adoptSession(request, handedOver);
+  };
+
+  const startRoute = (start: AuthorizationStart) => async (request: FastifyRequest, reply: FastifyReply) => {
     // The Fetch Metadata guard runs before anything else, so a cross-site page learns nothing about the session.
     if (!isSameOriginOrUnmarked(request)) {
       return sendRefusal(ctx, request, reply, 403, 'CROSS_SITE_AUTHORIZATION_START', CROSS_SITE_START_MESSAGE);
     }
-    const outcome = await startAuthorization(startDeps, endpoint, readSession(request), request.query);
+    const { [POPUP_TICKET_PARAM]: ticket, ...query } = (request.query ?? {}) as Record<string, unknown>;
+    const session = await sessionForStart(request, start, ticket);
+    const outcome = await startAuthorization(startDeps, START_ENDPOINTS[start], session, query);
     if (!outcome.ok) return sendRefusal(ctx, request, reply, outcome.status, outcome.code, outcome.message);
     return reply.code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(outcome.location);
   };
 
-  app.get('/api/oauth2authorize', start('instructor'));
-  app.get('/api/oauth2reauthorize', start('instructor'));
-  app.get('/api/student-session-authorize', start('student'));
-  app.get('/api/admin/oauth2authorize', start('admin'));
+  for (const start of AUTHORIZATION_STARTS) app.get(authorizationStartPath(start), startRoute(start));
+
+  app.post(POPUP_TICKET_PATH, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    if (!isSameOriginOrUnmarked(request)) return reply.code(403).send(errorBody('CROSS_SITE_REQUEST', CROSS_SITE_TICKET_MESSAGE));
+    const outcome = await oauth.popupTickets.issue(readSession(request), request.body);
+    if (!outcome.ok) return reply.code(outcome.status).send(errorBody(outcome.code, outcome.message));
+    return reply.send({ success: true, ticket: outcome.ticket, expiresInSeconds: outcome.expiresInSeconds });
+  });
 
   app.get('/api/oauth2callback', async (request, reply) => {
     const session = readSession(request);

@@ -7,6 +7,7 @@ import type { FetchLike } from '../lms/http.js';
 import type { OneTimeStore } from '../security/one-time-store.js';
 import { TokenKeyring } from '../security/token-keyring.js';
 import { AccessTokenService, type AccessTokenServiceOptions } from './access-tokens.js';
+import { PopupTicketStore } from './popup-ticket.js';
 import { OAuthStateStore } from './state.js';
 import { LmsTokenEndpoint } from './token-endpoint.js';
 import { LmsTokenRepository } from './token-repository.js';
@@ -14,6 +15,8 @@ import { LmsTokenRepository } from './token-repository.js';
 /** Everything the OAuth routes and the LMS client share, built once per process. */
 export interface OAuthServices {
   states: OAuthStateStore;
+  /** Carries the tool window's session into the authorization popup (see `popup-ticket.ts`). */
+  popupTickets: PopupTicketStore;
   tokens: LmsTokenRepository;
   /** Absent when `LMS_OAUTH_CLIENT_ID`/`LMS_OAUTH_CLIENT_SECRET` are not configured. */
   tokenEndpoint: LmsTokenEndpoint | undefined;
@@ -57,5 +60,8 @@ export function createOAuthServices(
     { ...options.lms, lmsUrl: config.lmsUrl, ...(options.fetch ? { fetch: options.fetch } : {}) },
     (lmsUserId) => accessTokens.sourceFor(lmsUserId),
   );
-  return { oauth: { states: new OAuthStateStore(oneTimeStore), tokens, tokenEndpoint, accessTokens }, lms };
+  return {
+    oauth: { states: new OAuthStateStore(oneTimeStore), popupTickets: new PopupTicketStore(oneTimeStore), tokens, tokenEndpoint, accessTokens },
+    lms,
+  };
 }

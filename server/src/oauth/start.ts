@@ -1,3 +1,4 @@
+import type { AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { z } from 'zod';
 import type { AppConfig } from '../config.js';
 import type { PrincipalKind } from '../domain/principal.js';
@@ -9,6 +10,14 @@ import type { LmsTokenRepository } from './token-repository.js';
 
 /** The principal kind each authorization start serves (`/api/oauth2authorize` and `/api/oauth2reauthorize` share one). */
 export type StartEndpoint = PrincipalKind;
+
+/** The endpoint kind behind each start path (`/api/<start>`). */
+export const START_ENDPOINTS: Readonly<Record<AuthorizationStart, StartEndpoint>> = {
+  oauth2authorize: 'instructor',
+  oauth2reauthorize: 'instructor',
+  'student-session-authorize': 'student',
+  'admin/oauth2authorize': 'admin',
+};
 
 export const startQuerySchema = z.object({
   course_id: z.string().max(64).optional(),
@@ -35,11 +44,27 @@ function refuse(status: StartRefusal['status'], code: string, message: string): 
   return { ok: false, status, code, message };
 }
 
+/** The answer to a start (or a popup ticket for one) without a usable session: none, or a ticket that did not redeem. */
+export const PRINCIPAL_REQUIRED: StartRefusal = refuse(
+  401,
+  'LTI_PRINCIPAL_REQUIRED',
+  'Open the tool from the LMS first, then start the authorization from it.',
+);
+
 /**
- * The rules of the three authorization starts after the Fetch Metadata guard: a principal of the endpoint's kind
- * (none: 401; another kind: 403, including a course instructor at the administrator start), `course_id` and `user_id`
- * equal to the principal's when given, the return target (a safe local `redirect_url`, or for students only the signed
- * launch target), and the bound, encrypted state. Returns the LMS authorization URL.
+ * The role rule of a start: a principal of the endpoint's kind (none: 401; another kind: 403, including a course
+ * instructor at the administrator start). The popup ticket for a start applies the same rule when it is minted.
+ */
+export function startPrincipal(endpoint: StartEndpoint, session: SessionData | null): { ok: true; session: SessionData } | StartRefusal {
+  if (!session) return PRINCIPAL_REQUIRED;
+  if (session.principal.kind !== endpoint) return refuse(403, 'OAUTH_ROLE_MISMATCH', WRONG_ROLE[endpoint]);
+  return { ok: true, session };
+}
+
+/**
+ * The rules of the three authorization starts after the Fetch Metadata guard: the role rule of {@link startPrincipal},
+ * `course_id` and `user_id` equal to the principal's when given, the return target (a safe local `redirect_url`, or for
+ * students only the signed launch target), and the bound, encrypted state. Returns the LMS authorization URL.
  */
 export async function startAuthorization(
   deps: StartDependencies,
@@ -48,9 +73,9 @@ export async function startAuthorization(
   rawQuery: unknown,
 ): Promise<StartOutcome> {
   const { config } = deps;
-  if (!session) return refuse(401, 'LTI_PRINCIPAL_REQUIRED', 'Open the tool from the LMS first, then start the authorization from it.');
-  const { principal } = session;
-  if (principal.kind !== endpoint) return refuse(403, 'OAUTH_ROLE_MISMATCH', WRONG_ROLE[endpoint]);
+  const access = startPrincipal(endpoint, session);
+  if (!access.ok) return access;
+  const { principal } = access.session;
 
   const query = startQuerySchema.safeParse(rawQuery ?? {});
   if (!query.success) return refuse(400, 'INVALID_REQUEST', 'The authorization request has malformed parameters.');
@@ -72,9 +97,9 @@ export async function startAuthorization(
   const state: OAuthState = {
     purpose: PURPOSE_BY_KIND[endpoint],
     ...principalBinding(principal),
-    sessionHash: sessionBindingHash(session),
+    sessionHash: sessionBindingHash(access.session),
     oauthScopeProfile: profile,
-    redirectUrl: principal.kind === 'student' ? studentReturnUrl(session.launchTarget) : redirectUrlOrDefault(redirectUrl, config.baseUrl),
+    redirectUrl: principal.kind === 'student' ? studentReturnUrl(access.session.launchTarget) : redirectUrlOrDefault(redirectUrl, config.baseUrl),
   };
   const token = await deps.states.issue(state);
 

@@ -44,6 +44,22 @@ export function startSession(
   return session;
 }
 
+/**
+ * Makes an existing session, handed over by a redeemed OAuth popup ticket, this browser's session under the same id,
+ * so an OAuth state started here is bound to the SHA-256 of the session that asked for the ticket. Keeping the id is
+ * not a fixation: the data was sealed by this service, the ticket is single use, lives 60 seconds, is only issued to a
+ * same-origin request already holding exactly this session and is only redeemed by a same-origin navigation, so its
+ * bearer could already act as this session and no other page can plant a session through it. A browser that already
+ * holds this very session (a shared cookie jar) keeps its own copy, which may be newer than the ticket's.
+ */
+export function adoptSession(request: FastifyRequest, data: SessionData): SessionData {
+  const current = readSession(request);
+  if (current?.sid === data.sid) return current;
+  request.session.regenerate();
+  request.session.set(SESSION_KEY, data);
+  return data;
+}
+
 export function updateSession(request: FastifyRequest, session: SessionData): void {
   request.session.set(SESSION_KEY, session);
 }

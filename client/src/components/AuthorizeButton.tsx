@@ -1,0 +1,45 @@
+import { Alert, Button, View } from '@instructure/ui';
+import { useState, type ReactNode } from 'react';
+import { getLiveRegion } from '../lib/live-region';
+import { openAuthorizationPopup, reloadAfterAuthorization } from '../lib/oauth-popup';
+
+export type AuthorizeButtonProps = {
+  /** The authorization start, a path on this service such as `/api/admin/oauth2authorize`. */
+  startUrl: string;
+  children: ReactNode;
+  /** What follows the popup's completion signal; by default the tool page reloads. */
+  onCompleted?: () => void;
+};
+
+const NOT_OPENED = 'The authorization window could not be opened. Allow pop-ups for this tool in the browser, then try again.';
+
+/**
+ * Starts an LMS authorization in a popup that reports back to this page. A button, not a link: the start only works
+ * with the session handed over by {@link openAuthorizationPopup}, which a link opened in a new tab would not have.
+ */
+export function AuthorizeButton({ startUrl, children, onCompleted = reloadAfterAuthorization }: AuthorizeButtonProps) {
+  const [error, setError] = useState<string | null>(null);
+  const start = () => {
+    setError(null);
+    if (!openAuthorizationPopup(startUrl, onCompleted, { onFailed: setError })) setError(NOT_OPENED);
+  };
+  return (
+    <View as="div">
+      <Button color="primary" onClick={start}>
+        {children}
+      </Button>
+      {error !== null && (
+        <Alert
+          variant="error"
+          variantScreenReaderLabel="Error,"
+          hasShadow={false}
+          margin="small 0 0"
+          liveRegion={getLiveRegion}
+          liveRegionPoliteness="assertive"
+        >
+          {error}
+        </Alert>
+      )}
+    </View>
+  );
+}
