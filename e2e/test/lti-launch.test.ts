@@ -86,7 +86,7 @@ describe.runIf(browserAvailable())('LTI launch from the development LMS in Chrom
     // The LMS page stays on top; the tool renders inside its frame.
     expect(new URL(page.url()).origin).toBe(lmsServer.url);
     await expect.poll(() => frame.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Biology 101');
-    await expect.poll(() => frame.getByRole('link', { name: 'Authorize the tool in the LMS' }).count()).toBe(1);
+    await expect.poll(() => frame.getByRole('button', { name: 'Authorize the tool in the LMS' }).count()).toBe(1);
     await expect.poll(() => frame.getByText('Signed in as Ian Instructor', { exact: false }).count()).toBe(1);
     expect(new URL(frame.url()).pathname).toBe('/lti/launch');
 
@@ -95,7 +95,7 @@ describe.runIf(browserAvailable())('LTI launch from the development LMS in Chrom
     // The launch was a one-time form post; the reload loads the page again from the session.
     expect(await reloadFrame(frame, requests)).toEqual(['GET /lti/launch']);
     await expect.poll(() => frame.getByRole('heading', { level: 1 }).textContent(), { timeout: 15_000 }).toBe('Biology 101');
-    await expect.poll(() => frame.getByRole('link', { name: 'Authorize the tool in the LMS' }).count()).toBe(1);
+    await expect.poll(() => frame.getByRole('button', { name: 'Authorize the tool in the LMS' }).count()).toBe(1);
     await context.close();
   });
 

@@ -1,0 +1,128 @@
+// The router's types come from the server's sources, so this program type-checks the server modules they reach. Those
+// modules rely on what the server's own build adds to its program: the ambient declarations in `server/src/types` and
+// the session plugin's augmentation of the request type. All of it is type-only and erased from the bundle.
+/// <reference path="../../../server/src/types/async-exit-hook.d.ts" />
+import type {} from '@fastify/secure-session';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
+import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import { createTRPCContext } from '@trpc/tanstack-react-query';
+import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+// Type only: the bundle never contains server code, only the procedure types the client is checked against.
+import type { AppRouter } from '../../../server/src/trpc/router';
+
+export type { AppRouter };
+export type RouterInputs = inferRouterInputs<AppRouter>;
+export type RouterOutputs = inferRouterOutputs<AppRouter>;
+
+/** Where the server mounts the typed API (`server/src/http/trpc.ts`). */
+export const TRPC_PATH = '/trpc';
+
+export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
+
+export function createApiClient(): TRPCClient<AppRouter> {
+  return createTRPCClient<AppRouter>({
+    links: [
+      httpBatchLink({
+        url: TRPC_PATH,
+        // Batched queries travel in the query string; stay well below what proxies in front of the service accept.
+        maxURLLength: 2000,
+        // The session cookie is this origin's, and the Fetch Metadata check of mutations expects a same-origin request.
+        fetch: (input, init) => fetch(input, { ...init, credentials: 'same-origin' }),
+      }),
+    ],
+  });
+}
+
+/** A refusal as the server explains it, in the form the views show it. */
+export interface ServerError {
+  readonly message: string;
+  /** The contract's `error_code` (`INVALID_EXB_URL_POLICY`, `LMS_AUTHORIZATION_REQUIRED`, ...). */
+  readonly errorCode: string | undefined;
+  /** Where in the submitted input the problem is, e.g. `['urlRules', 1, 'value']`. */
+  readonly path: readonly (string | number)[] | undefined;
+  readonly httpStatus: number | undefined;
+  /** Set when the LMS must be authorized (again): the same-origin start of that authorization. */
+  readonly authUrl: string | undefined;
+}
+
+type PolicyIssue = { message: string; path: (string | number)[]; errorCode: string | undefined };
+
+function isPathSegment(value: unknown): value is string | number {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/**
+ * Input validation failures reach the client with the validator's issue list as the message (tRPC's default for a
+ * failed input parser). The first issue carries the path and, for policy fields, the contract code.
+ */
+function issueFromMessage(message: string): PolicyIssue | null {
+  if (!message.startsWith('[')) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return null;
+  const first = parsed[0] as { message?: unknown; path?: unknown; params?: { errorCode?: unknown } };
+  if (typeof first.message !== 'string') return null;
+  const path = Array.isArray(first.path) ? first.path.filter(isPathSegment) : [];
+  const errorCode = typeof first.params?.errorCode === 'string' ? first.params.errorCode : undefined;
+  return { message: first.message, path, errorCode };
+}
+
+function readPath(value: unknown): (string | number)[] | undefined {
+  return Array.isArray(value) && value.every(isPathSegment) ? value : undefined;
+}
+
+const UNREACHABLE_MESSAGE = 'The tool could not be reached. Check your connection and try again.';
+
+export function readServerError(error: unknown): ServerError {
+  if (!(error instanceof TRPCClientError)) {
+    return {
+      message: error instanceof Error && error.message ? error.message : UNREACHABLE_MESSAGE,
+      errorCode: undefined,
+      path: undefined,
+      httpStatus: undefined,
+      authUrl: undefined,
+    };
+  }
+  const data = (error.data ?? {}) as { errorCode?: unknown; authUrl?: unknown; httpStatus?: unknown; path?: unknown };
+  const issue = issueFromMessage(error.message);
+  const authUrl = typeof data.authUrl === 'string' && data.authUrl.startsWith('/') ? data.authUrl : undefined;
+  return {
+    message: issue?.message ?? (error.message || UNREACHABLE_MESSAGE),
+    errorCode: typeof data.errorCode === 'string' ? data.errorCode : (issue?.errorCode ?? undefined),
+    path: readPath(data.path) ?? (issue && issue.path.length > 0 ? issue.path : undefined),
+    httpStatus: typeof data.httpStatus === 'number' ? data.httpStatus : undefined,
+    authUrl,
+  };
+}
+
+/** Client mistakes and refusals do not get better by asking again; outages and dropped connections might. */
+function worthRetrying(failureCount: number, error: unknown): boolean {
+  if (failureCount >= 2) return false;
+  const status = error instanceof TRPCClientError ? (error.data as { httpStatus?: unknown } | undefined)?.httpStatus : undefined;
+  return typeof status !== 'number' || status >= 500;
+}
+
+/**
+ * The query cache of one view. `onError` sees every failed query and mutation, so a view can react to an expired LMS
+ * authorization in one place.
+ */
+export function createQueryClient(options: { onError?: (error: unknown) => void } = {}): QueryClient {
+  const onError = (error: unknown) => options.onError?.(error);
+  return new QueryClient({
+    queryCache: new QueryCache({ onError }),
+    mutationCache: new MutationCache({ onError }),
+    defaultOptions: {
+      queries: {
+        retry: worthRetrying,
+        // Focus moves between the LMS page and the tool's frame all the time; that is no reason to reload.
+        refetchOnWindowFocus: false,
+        staleTime: 30_000,
+      },
+      mutations: { retry: false },
+    },
+  });
+}

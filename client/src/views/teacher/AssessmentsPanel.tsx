@@ -1,0 +1,254 @@
+import {
+  Alert,
+  Button,
+  Flex,
+  Heading,
+  IconEditLine,
+  IconPublishSolid,
+  IconRefreshLine,
+  IconUnpublishedLine,
+  ScreenReaderContent,
+  Spinner,
+  Table,
+  Text,
+  View,
+} from '@instructure/ui';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState } from 'react';
+import { getLiveRegion } from '../../lib/live-region';
+import { useMediaQuery } from '../../lib/use-media-query';
+import { readServerError, useTRPC } from '../../lib/trpc';
+import { useConnection } from './connection';
+import { EnforcementToggle, StatusBadges } from './Enforcement';
+import { CONTENT_TYPE_LABEL, DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
+import { PolicyEditor } from './PolicyEditor';
+import { useAssessments, useCourseDefaults, useSettings } from './queries';
+
+type Outcome = { variant: 'success' | 'error'; text: string };
+
+/**
+ * The course's assessments with their enforcement switches, and the policy editor of one of them. Which one is open
+ * is kept by the caller, so a visit to the course defaults comes back to it.
+ */
+export function AssessmentsPanel({
+  scope,
+  editing,
+  setEditing,
+  onOpenCourseDefaults,
+}: {
+  scope: CourseScope;
+  editing: string | null;
+  setEditing: (contentId: string | null) => void;
+  onOpenCourseDefaults: () => void;
+}) {
+  const editButtons = useRef(new Map<string, HTMLElement>());
+  const assessments = useAssessments();
+  const settings = useSettings();
+
+  const closeEditor = () => {
+    const id = editing;
+    setEditing(null);
+    // Back where the teacher left: the button that opened the editor.
+    window.setTimeout(() => (id !== null ? editButtons.current.get(id)?.focus() : undefined), 0);
+  };
+
+  const current = editing !== null ? assessments.data?.find((assessment) => assessment.id === editing) : undefined;
+  if (current !== undefined) {
+    return (
+      <PolicyEditor
+        scope={scope}
+        assessment={current}
+        setting={settings.data?.[current.id] ?? DEFAULT_SETTING}
+        onClose={closeEditor}
+        onOpenCourseDefaults={onOpenCourseDefaults}
+      />
+    );
+  }
+
+  return (
+    <View as="div">
+      <SetupReminder scope={scope} onOpenCourseDefaults={onOpenCourseDefaults} />
+      <RefreshBar scope={scope} />
+      {assessments.isPending ? (
+        <View as="div" textAlign="center" padding="large">
+          <Spinner renderTitle="Loading the assessments" size="small" />
+        </View>
+      ) : assessments.isError ? (
+        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
+          The assessments could not be loaded: {readServerError(assessments.error).message}
+        </Alert>
+      ) : assessments.data.length === 0 ? (
+        <View as="div" padding="medium" borderWidth="small" borderRadius="medium" textAlign="center">
+          <Text as="p">No quizzes are listed yet.</Text>
+          <Text as="p" color="secondary">
+            Choose “Refresh from LMS” to load the classic and new quizzes of this course.
+          </Text>
+        </View>
+      ) : (
+        <AssessmentTable
+          scope={scope}
+          assessments={assessments.data}
+          settings={settings.data ?? {}}
+          onEdit={setEditing}
+          registerEditButton={(id, element) => {
+            if (element) editButtons.current.set(id, element);
+            else editButtons.current.delete(id);
+          }}
+          onOpenCourseDefaults={onOpenCourseDefaults}
+        />
+      )}
+    </View>
+  );
+}
+
+function SetupReminder({ scope, onOpenCourseDefaults }: { scope: CourseScope; onOpenCourseDefaults: () => void }) {
+  const defaults = useCourseDefaults(scope);
+  if (defaults.data === undefined || defaults.data.defaults.setupCompleted) return null;
+  const missingExit = !defaults.data.defaults.hasQuitPassword;
+  return (
+    <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="0 0 medium">
+      <Text as="p">
+        The setup of this course is not finished.{' '}
+        {missingExit
+          ? 'Set a course exit password so that students can leave the exam browser, then mark the setup as complete in the course defaults.'
+          : 'Review the websites and tools every exam of the course allows, then mark the setup as complete.'}
+      </Text>
+      <Button size="small" onClick={onOpenCourseDefaults}>
+        Open course defaults
+      </Button>
+    </Alert>
+  );
+}
+
+function RefreshBar({ scope }: { scope: CourseScope }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const connection = useConnection();
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const refresh = useMutation(
+    trpc.instructor.assessments.refresh.mutationOptions({
+      onMutate: () => setOutcome(null),
+      onSuccess: (result) => {
+        setOutcome({ variant: 'success', text: result.message });
+        void queryClient.invalidateQueries({ queryKey: trpc.instructor.assessments.list.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.instructor.assessments.settings.queryKey() });
+      },
+      onError: (error) => {
+        const refusal = readServerError(error);
+        // An expired authorization is explained by the prompt above the table.
+        if (refusal.authUrl === undefined) setOutcome({ variant: 'error', text: refusal.message });
+      },
+    }),
+  );
+  return (
+    <View as="div" margin="0 0 medium">
+      <Flex gap="small" alignItems="center" wrap="wrap">
+        <Button
+          color="primary"
+          renderIcon={<IconRefreshLine />}
+          onClick={() => {
+            if (!refresh.isPending) refresh.mutate({ courseId: scope.courseId });
+          }}
+          interaction={connection.connected === false ? 'disabled' : 'enabled'}
+        >
+          Refresh from LMS
+        </Button>
+        {refresh.isPending && <Spinner renderTitle="Reading the quizzes from the LMS" size="x-small" />}
+        <Text size="small" color="secondary">
+          Reads the course’s classic and new quizzes from the LMS.
+        </Text>
+      </Flex>
+      {outcome !== null && (
+        <Alert
+          variant={outcome.variant}
+          variantScreenReaderLabel={outcome.variant === 'success' ? 'Success,' : 'Error,'}
+          hasShadow={false}
+          margin="small 0 0"
+          liveRegion={getLiveRegion}
+          liveRegionPoliteness="polite"
+          renderCloseButtonLabel="Dismiss"
+          onDismiss={() => setOutcome(null)}
+        >
+          {outcome.text}
+        </Alert>
+      )}
+    </View>
+  );
+}
+
+function AssessmentTable({
+  scope,
+  assessments,
+  settings,
+  onEdit,
+  registerEditButton,
+  onOpenCourseDefaults,
+}: {
+  scope: CourseScope;
+  assessments: readonly Assessment[];
+  settings: Readonly<Record<string, AssessmentSetting>>;
+  onEdit: (id: string) => void;
+  registerEditButton: (id: string, element: HTMLElement | null) => void;
+  onOpenCourseDefaults: () => void;
+}) {
+  // An LMS frame can be narrow: below this width each assessment becomes a stacked block instead of a wide row.
+  const narrow = useMediaQuery('(max-width: 44rem)');
+  return (
+    <View as="div">
+      <Heading level="h2" margin="0 0 small">
+        Assessments
+      </Heading>
+      <Table caption={`Assessments of ${scope.courseName}`} layout={narrow ? 'stacked' : 'auto'} hover>
+        <Table.Head>
+          <Table.Row>
+            <Table.ColHeader id="assessment">Assessment</Table.ColHeader>
+            <Table.ColHeader id="type">Type</Table.ColHeader>
+            <Table.ColHeader id="published">Published</Table.ColHeader>
+            <Table.ColHeader id="required">Exam browser</Table.ColHeader>
+            <Table.ColHeader id="status">Status</Table.ColHeader>
+            <Table.ColHeader id="actions">
+              {/* Stacked rows print each column's title before the value; this column's button names itself. */}
+              {narrow ? null : <ScreenReaderContent>Actions</ScreenReaderContent>}
+            </Table.ColHeader>
+          </Table.Row>
+        </Table.Head>
+        <Table.Body>
+          {assessments.map((assessment) => {
+            const setting = settings[assessment.id] ?? DEFAULT_SETTING;
+            return (
+              <Table.Row key={assessment.id}>
+                <Table.RowHeader>
+                  <Text weight="bold">{assessment.title}</Text>
+                </Table.RowHeader>
+                <Table.Cell>{CONTENT_TYPE_LABEL[assessment.contentType]}</Table.Cell>
+                <Table.Cell>
+                  <Flex gap="xx-small" alignItems="center">
+                    {assessment.published ? <IconPublishSolid color="success" /> : <IconUnpublishedLine color="secondary" />}
+                    <Text size="small">{assessment.published ? 'Published' : 'Unpublished'}</Text>
+                  </Flex>
+                </Table.Cell>
+                <Table.Cell>
+                  <EnforcementToggle assessment={assessment} setting={setting} onOpenCourseDefaults={onOpenCourseDefaults} />
+                </Table.Cell>
+                <Table.Cell>
+                  <StatusBadges setting={setting} />
+                </Table.Cell>
+                <Table.Cell textAlign="end">
+                  <Button
+                    size="small"
+                    renderIcon={<IconEditLine />}
+                    onClick={() => onEdit(assessment.id)}
+                    elementRef={(element) => registerEditButton(assessment.id, element instanceof HTMLElement ? element : null)}
+                  >
+                    Settings
+                    <ScreenReaderContent> of {assessment.title}</ScreenReaderContent>
+                  </Button>
+                </Table.Cell>
+              </Table.Row>
+            );
+          })}
+        </Table.Body>
+      </Table>
+    </View>
+  );
+}

@@ -1,0 +1,140 @@
+import { Checkbox, Flex, Link, Pill, ScreenReaderContent, Spinner, Text } from '@instructure/ui';
+import { useMutation } from '@tanstack/react-query';
+import { useState, type ReactNode } from 'react';
+import { useAnnouncer } from '../../components/Announcer';
+import { readServerError, useTRPC, type ServerError } from '../../lib/trpc';
+import { useConnection } from './connection';
+import type { Assessment, AssessmentSetting } from './model';
+import { useSettingWriter } from './queries';
+
+/** Enforcement is in force only when it is required, switched on locally and an access code is set in the LMS. */
+export function isEnforced(setting: AssessmentSetting): boolean {
+  return setting.exbRequired && setting.enabled && setting.hasAccessCode;
+}
+
+/** The switch that requires the exam browser for one assessment: the LMS changes first, the switch follows. */
+export function EnforcementToggle({
+  assessment,
+  setting,
+  onOpenCourseDefaults,
+  visibleLabel = false,
+}: {
+  assessment: Assessment;
+  setting: AssessmentSetting;
+  /** Where a teacher sets the exit password that enabling needs. */
+  onOpenCourseDefaults: () => void;
+  visibleLabel?: boolean;
+}) {
+  const trpc = useTRPC();
+  const connection = useConnection();
+  const writeSetting = useSettingWriter();
+  const [announcement, announce] = useAnnouncer();
+  const [failure, setFailure] = useState<ServerError | null>(null);
+  const mutation = useMutation(
+    trpc.instructor.enforcement.setRequired.mutationOptions({
+      onMutate: () => setFailure(null),
+      onSuccess: (result, input) => {
+        writeSetting(assessment.id, result.setting);
+        announce(
+          input.required
+            ? `${assessment.title}: the exam browser is now required.`
+            : `${assessment.title}: the exam browser is no longer required.`,
+        );
+      },
+      onError: (error) => {
+        const refusal = readServerError(error);
+        setFailure(refusal);
+        announce(`${assessment.title}: ${refusal.message}`, 'assertive');
+      },
+    }),
+  );
+
+  const required = setting.exbRequired;
+  const checked = mutation.isPending && mutation.variables ? mutation.variables.required : required;
+  const blocked = connection.connected === false;
+  const label = `Require the exam browser for ${assessment.title}`;
+
+  let message: ReactNode = null;
+  if (failure !== null && failure.authUrl === undefined) {
+    message =
+      failure.errorCode === 'EXB_QUIT_PASSWORD_REQUIRED' ? (
+        <>
+          An exit password is needed first.{' '}
+          <Link as="button" onClick={onOpenCourseDefaults} isWithinText>
+            Set a course exit password
+          </Link>
+        </>
+      ) : (
+        failure.message
+      );
+  } else if (failure !== null) {
+    message = 'Authorize the tool in the LMS first (see above).';
+  }
+
+  return (
+    <>
+      {announcement}
+      <Flex gap="x-small" alignItems="center">
+        <Checkbox
+          variant="toggle"
+          size="small"
+          label={visibleLabel ? 'Require the exam browser' : <ScreenReaderContent>{label}</ScreenReaderContent>}
+          aria-label={visibleLabel ? label : undefined}
+          checked={checked}
+          // Not disabled while the LMS answers: a disabled switch would drop the keyboard focus. The switch is
+          // controlled, so further presses simply wait for the answer.
+          disabled={blocked}
+          aria-busy={mutation.isPending}
+          onChange={(event) => {
+            if (!mutation.isPending) mutation.mutate({ quizId: assessment.id, required: event.target.checked });
+          }}
+          messages={message !== null ? [{ type: 'newError', text: message }] : undefined}
+        />
+        {mutation.isPending && <Spinner renderTitle={checked ? 'Requiring the exam browser' : 'Removing the requirement'} size="x-small" />}
+      </Flex>
+    </>
+  );
+}
+
+/** The badges of an assessment's enforcement state, in words a teacher reads at a glance. */
+export function StatusBadges({ setting }: { setting: AssessmentSetting }) {
+  const badges: ReactNode[] = [];
+  if (isEnforced(setting)) {
+    badges.push(
+      <Pill key="on" color="success">
+        Exam browser required
+      </Pill>,
+    );
+  } else if (setting.exbRequired && !setting.hasAccessCode) {
+    badges.push(
+      <Pill key="code" color="danger">
+        Access code missing
+      </Pill>,
+    );
+  } else if (setting.exbRequired !== setting.enabled) {
+    badges.push(
+      <Pill key="pending" color="warning">
+        Change pending
+      </Pill>,
+    );
+  }
+  if (!setting.usesCourseDefaults) {
+    badges.push(
+      <Pill key="own" color="info">
+        Own websites
+      </Pill>,
+    );
+  }
+  if (badges.length === 0) {
+    return (
+      <Text size="small" color="secondary">
+        Not required
+      </Text>
+    );
+  }
+  return (
+    <Flex gap="xx-small" wrap="wrap">
+      {badges}
+    </Flex>
+  );
+}

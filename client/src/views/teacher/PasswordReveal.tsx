@@ -1,0 +1,174 @@
+import { Alert, Button, Flex, IconEyeLine, IconOffLine, Text, View } from '@instructure/ui';
+import { useEffect, useRef, useState } from 'react';
+import { useAnnouncer } from '../../components/Announcer';
+import { CopyButton } from '../../components/CopyButton';
+import { readServerError } from '../../lib/trpc';
+import type { PasswordReveal as RevealResult } from './model';
+
+type Source = RevealResult['passwords']['exit']['source'];
+
+const SOURCE_TEXT: Record<Source, string> = {
+  assessment: 'Set for this assessment',
+  course: 'Course default',
+  managed: 'School default',
+  none: 'Not set',
+};
+
+/** Seconds left until `deadline`, ticking while there is one; `null` without one. */
+function useSecondsLeft(deadline: number | null): number | null {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (deadline === null) return;
+    setNow(Date.now());
+    const timer = window.setInterval(() => setNow(Date.now()), 250);
+    return () => window.clearInterval(timer);
+  }, [deadline]);
+  if (deadline === null) return null;
+  return Math.max(0, Math.ceil((deadline - now) / 1000));
+}
+
+interface Shown {
+  readonly passwords: RevealResult['passwords'];
+  readonly deadline: number;
+  readonly total: number;
+}
+
+/**
+ * Shows the effective start and exit passwords for the time the server allows (`expiresInSeconds`), with a visible
+ * countdown, then forgets them. The values live in this component's state only, never in the query cache, and a
+ * school-managed exit password is named but never shown (the server does not send it).
+ */
+export function PasswordReveal({
+  reveal,
+  subject,
+}: {
+  /** Asks the server for the values. */
+  reveal: () => Promise<RevealResult>;
+  /** What the passwords belong to, for labels ("this assessment", "the course"). */
+  subject: string;
+}) {
+  const [shown, setShown] = useState<Shown | null>(null);
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [announcement, announce] = useAnnouncer();
+  const secondsLeft = useSecondsLeft(shown?.deadline ?? null);
+  const container = useRef<HTMLElement | null>(null);
+  const revealButton = useRef<HTMLElement | null>(null);
+  const hideButton = useRef<HTMLElement | null>(null);
+  // Whether the keyboard focus was inside the revealed values when they went away.
+  const focusWasInside = useRef(false);
+
+  const hide = (message: string) => {
+    const active = document.activeElement;
+    focusWasInside.current = active === document.body || (active !== null && container.current?.contains(active) === true);
+    setShown(null);
+    announce(message);
+  };
+
+  useEffect(() => {
+    if (shown !== null && secondsLeft === 0) hide('The passwords are hidden again.');
+  });
+
+  // The button pressed is replaced by the values and they by the button again; focus follows so it is never lost.
+  useEffect(() => {
+    if (shown !== null) hideButton.current?.focus();
+    else if (focusWasInside.current) {
+      focusWasInside.current = false;
+      revealButton.current?.focus();
+    }
+  }, [shown]);
+
+  const handleReveal = async () => {
+    if (pending) return;
+    setPending(true);
+    setError(null);
+    try {
+      const result = await reveal();
+      const total = Math.max(1, Math.floor(result.expiresInSeconds));
+      setShown({ passwords: result.passwords, deadline: Date.now() + total * 1000, total });
+      announce(`The passwords are shown for ${total} seconds.`);
+    } catch (failure) {
+      setError(readServerError(failure).message);
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <View as="div" elementRef={(element) => void (container.current = element as HTMLElement | null)}>
+      {announcement}
+      {shown === null ? (
+        <Button
+          renderIcon={<IconEyeLine />}
+          onClick={handleReveal}
+          elementRef={(element) => void (revealButton.current = element as HTMLElement | null)}
+        >
+          {pending ? 'Revealing…' : 'Reveal passwords'}
+        </Button>
+      ) : (
+        <View as="div" padding="small" borderWidth="small" borderRadius="medium" background="secondary">
+          <Flex justifyItems="space-between" alignItems="center" wrap="wrap" gap="small" margin="0 0 small">
+            <Text weight="bold">Passwords for {subject}</Text>
+            <Flex gap="small" alignItems="center">
+              <Text size="small" color="secondary">
+                Hidden in {secondsLeft ?? shown.total} s
+              </Text>
+              <Button
+                size="small"
+                renderIcon={<IconOffLine />}
+                onClick={() => hide('The passwords are hidden.')}
+                elementRef={(element) => void (hideButton.current = element as HTMLElement | null)}
+              >
+                Hide now
+              </Button>
+            </Flex>
+          </Flex>
+          <dl className="exb-dl" aria-label={`Passwords for ${subject}`}>
+            <RevealedRow name="Start password" entry={shown.passwords.start} />
+            <RevealedRow name="Exit password" entry={shown.passwords.exit} />
+          </dl>
+        </View>
+      )}
+      {error !== null && (
+        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="small 0 0">
+          {error}
+        </Alert>
+      )}
+    </View>
+  );
+}
+
+function RevealedRow({ name, entry }: { name: string; entry: { value: string | null; source: Source } }) {
+  let value;
+  if (entry.source === 'managed') {
+    value = (
+      <Text>
+        School default <Text color="secondary">(hidden)</Text>
+      </Text>
+    );
+  } else if (entry.value === null) {
+    value = <Text color="secondary">Not set</Text>;
+  } else {
+    value = (
+      <span className="exb-row exb-row--wrap">
+        <code className="exb-value">{entry.value}</code>
+        <CopyButton value={entry.value} label={name.toLowerCase()} />
+      </span>
+    );
+  }
+  return (
+    <>
+      <dt>
+        <Text weight="bold">{name}</Text>
+      </dt>
+      <dd>
+        {value}
+        {entry.source !== 'none' && entry.source !== 'managed' && (
+          <Text as="div" size="small" color="secondary">
+            {SOURCE_TEXT[entry.source]}
+          </Text>
+        )}
+      </dd>
+    </>
+  );
+}

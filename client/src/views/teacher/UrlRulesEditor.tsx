@@ -1,0 +1,180 @@
+import {
+  Button,
+  Checkbox,
+  Flex,
+  IconAddLine,
+  IconTrashLine,
+  IconButton,
+  SimpleSelect,
+  Text,
+  TextInput,
+  View,
+} from '@instructure/ui';
+import { useRef } from 'react';
+import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
+import { emptyRuleRow, type RuleRow } from './model';
+
+const MATCH_LABEL: Record<RuleRow['match'], string> = {
+  exact: 'This exact page',
+  domain: 'A whole site',
+};
+
+export type UrlRulesEditorProps = {
+  rows: readonly RuleRow[];
+  onChange: (rows: RuleRow[]) => void;
+  /** Names the rows for screen readers ("Website 2", "Tool website 1"). */
+  rowNoun: string;
+  /** Text of the add button. */
+  addLabel: string;
+  error: FormError | null;
+  focus: FieldFocus;
+  disabled?: boolean;
+};
+
+/**
+ * Allow rules of an exam-browser URL filter. A rule is either one exact HTTPS page or a whole site; a whole site also
+ * allows every subdomain, so the teacher confirms that breadth per rule, as the server requires.
+ */
+export function UrlRulesEditor({ rows, onChange, rowNoun, addLabel, error, focus, disabled = false }: UrlRulesEditorProps) {
+  const update = (rowId: string, change: Partial<RuleRow>) =>
+    onChange(rows.map((row) => (row.rowId === rowId ? { ...row, ...change } : row)));
+  const addButton = useRef<HTMLElement | null>(null);
+  const remove = (rowId: string) => {
+    onChange(rows.filter((row) => row.rowId !== rowId));
+    // The removed row took the focused button with it; the add button is the next thing to act on.
+    addButton.current?.focus();
+  };
+  const add = () => {
+    const row = emptyRuleRow();
+    onChange([...rows, row]);
+    // The new field exists after this render; focusing it keeps keyboard users in place.
+    window.setTimeout(() => focus.focus(fieldKey.ruleValue(row.rowId)), 0);
+  };
+
+  return (
+    <View as="div">
+      <Text as="p" size="small" color="secondary">
+        An exact page is one https:// address; other pages of its site stay blocked. A whole site also allows all of its
+        subdomains.
+      </Text>
+      {rows.length > 0 && (
+        <ol aria-label={`${rowNoun}s`} style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+          {rows.map((row, index) => (
+            <RuleRowFields
+              key={row.rowId}
+              row={row}
+              name={`${rowNoun} ${index + 1}`}
+              error={error}
+              focus={focus}
+              disabled={disabled}
+              onChange={(change) => update(row.rowId, change)}
+              onRemove={() => remove(row.rowId)}
+            />
+          ))}
+        </ol>
+      )}
+      <Button
+        renderIcon={<IconAddLine />}
+        onClick={add}
+        interaction={disabled ? 'disabled' : 'enabled'}
+        margin="x-small 0 0"
+        elementRef={(element) => void (addButton.current = element instanceof HTMLElement ? element : null)}
+      >
+        {addLabel}
+      </Button>
+    </View>
+  );
+}
+
+function RuleRowFields({
+  row,
+  name,
+  error,
+  focus,
+  disabled,
+  onChange,
+  onRemove,
+}: {
+  row: RuleRow;
+  name: string;
+  error: FormError | null;
+  focus: FieldFocus;
+  disabled: boolean;
+  onChange: (change: Partial<RuleRow>) => void;
+  onRemove: () => void;
+}) {
+  const valueKey = fieldKey.ruleValue(row.rowId);
+  const confirmKey = fieldKey.ruleConfirm(row.rowId);
+  const host = row.value.trim() || 'this site';
+  return (
+    <li>
+      <View
+        as="div"
+        role="group"
+        aria-label={name}
+        padding="small"
+        margin="0 0 x-small"
+        borderWidth="small"
+        borderRadius="medium"
+      >
+        {/* The fields wrap below each other in a narrow frame; the remove button stays beside them. */}
+        <Flex gap="small" alignItems="start">
+          <Flex.Item shouldGrow shouldShrink>
+            <Flex gap="small" wrap="wrap" alignItems="start">
+              <Flex.Item size="12rem" shouldShrink>
+                <SimpleSelect
+                  renderLabel="Allow"
+                  value={row.match}
+                  interaction={disabled ? 'disabled' : 'enabled'}
+                  onChange={(_event, { value }) => onChange({ match: value === 'domain' ? 'domain' : 'exact' })}
+                >
+                  <SimpleSelect.Option id={`${row.rowId}-exact`} value="exact">
+                    {MATCH_LABEL.exact}
+                  </SimpleSelect.Option>
+                  <SimpleSelect.Option id={`${row.rowId}-domain`} value="domain">
+                    {MATCH_LABEL.domain}
+                  </SimpleSelect.Option>
+                </SimpleSelect>
+              </Flex.Item>
+              <Flex.Item shouldGrow shouldShrink size="14rem">
+                <TextInput
+                  renderLabel={row.match === 'exact' ? 'Page address' : 'Site'}
+                  value={row.value}
+                  placeholder={row.match === 'exact' ? 'https://library.example.edu/reserves' : 'example.edu'}
+                  onChange={(_event, value) => onChange({ value })}
+                  messages={messagesFor(error, valueKey)}
+                  interaction={disabled ? 'disabled' : 'enabled'}
+                  inputRef={focus.register(valueKey)}
+                  spellCheck={false}
+                  autoComplete="off"
+                />
+              </Flex.Item>
+            </Flex>
+          </Flex.Item>
+          <Flex.Item padding="medium 0 0">
+            <IconButton
+              screenReaderLabel={`Remove ${name.toLowerCase()}`}
+              renderIcon={<IconTrashLine />}
+              withBackground={false}
+              withBorder={false}
+              onClick={onRemove}
+              interaction={disabled ? 'disabled' : 'enabled'}
+            />
+          </Flex.Item>
+        </Flex>
+        {row.match === 'domain' && (
+          <View as="div" margin="small 0 0">
+            <Checkbox
+              label={`Allow ${host} and every subdomain of it`}
+              checked={row.broadDomainConfirmed}
+              onChange={(event) => onChange({ broadDomainConfirmed: event.target.checked })}
+              messages={messagesFor(error, confirmKey)}
+              disabled={disabled}
+              inputRef={focus.register(confirmKey)}
+            />
+          </View>
+        )}
+      </View>
+    </li>
+  );
+}

@@ -1,0 +1,161 @@
+import { Alert, Heading, Text, View } from '@instructure/ui';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
+import { AuthorizeButton } from '../../components/AuthorizeButton';
+import { FocusTarget } from '../../components/FocusTarget';
+import { readServerError } from '../../lib/trpc';
+
+/**
+ * What the server last said about the teacher's LMS authorization through a refusal: an expired or revoked grant
+ * (`requiresAuth` with its `authUrl`), or a session that is gone altogether. Fed by the query client's error hook, so
+ * every query and mutation reports into one place.
+ */
+export interface AuthorizationSignal {
+  readonly reauthorizeUrl: string | null;
+  readonly sessionEnded: boolean;
+}
+
+export function createAuthorizationStore() {
+  let state: AuthorizationSignal = { reauthorizeUrl: null, sessionEnded: false };
+  const listeners = new Set<() => void>();
+  const set = (next: AuthorizationSignal) => {
+    state = next;
+    for (const listener of listeners) listener();
+  };
+  return {
+    report(error: unknown) {
+      const refusal = readServerError(error);
+      if (refusal.authUrl !== undefined) set({ ...state, reauthorizeUrl: refusal.authUrl });
+      else if (refusal.errorCode === 'UNAUTHORIZED') set({ ...state, sessionEnded: true });
+    },
+    clear() {
+      set({ reauthorizeUrl: null, sessionEnded: false });
+    },
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    get: () => state,
+  };
+}
+
+export type AuthorizationStore = ReturnType<typeof createAuthorizationStore>;
+
+export interface Connection {
+  /** `undefined` while the first check runs. */
+  readonly connected: boolean | undefined;
+  /** The grant existed but the LMS no longer accepts it. */
+  readonly expired: boolean;
+  readonly sessionEnded: boolean;
+  /** The same-origin start of the authorization the prompt opens. */
+  readonly startUrl: string;
+  /** What follows the authorization popup's completion signal. */
+  readonly onAuthorized: () => void;
+}
+
+const ConnectionContext = createContext<Connection | null>(null);
+
+export function useConnection(): Connection {
+  const connection = useContext(ConnectionContext);
+  if (!connection) throw new Error('useConnection outside ConnectionProvider');
+  return connection;
+}
+
+async function fetchAuthorizationStatus(lmsUserId: string): Promise<boolean> {
+  const response = await fetch(`/api/oauth2status?${new URLSearchParams({ user_id: lmsUserId })}`, {
+    credentials: 'same-origin',
+    headers: { accept: 'application/json' },
+  });
+  if (!response.ok) throw new Error(`The authorization status could not be read (HTTP ${response.status}).`);
+  const body = (await response.json()) as { authorized?: unknown };
+  return body.authorized === true;
+}
+
+export function ConnectionProvider({
+  store,
+  lmsUserId,
+  authorizeUrl,
+  children,
+}: {
+  store: AuthorizationStore;
+  lmsUserId: string;
+  authorizeUrl: string;
+  children: ReactNode;
+}) {
+  const queryClient = useQueryClient();
+  const signal = useSyncExternalStore(store.subscribe, store.get);
+  const status = useQuery({
+    queryKey: ['lms-authorization', lmsUserId],
+    queryFn: () => fetchAuthorizationStatus(lmsUserId),
+    staleTime: 60_000,
+  });
+
+  const expired = signal.reauthorizeUrl !== null;
+  const connected = expired ? false : status.data;
+  const startUrl = signal.reauthorizeUrl ?? authorizeUrl;
+
+  const onAuthorized = useCallback(() => {
+    store.clear();
+    // The grant changes what every LMS-backed answer can be; asking again keeps the teacher's place, a reload would not.
+    void queryClient.invalidateQueries();
+  }, [store, queryClient]);
+
+  const value = useMemo<Connection>(
+    () => ({ connected, expired, sessionEnded: signal.sessionEnded, startUrl, onAuthorized }),
+    [connected, expired, signal.sessionEnded, startUrl, onAuthorized],
+  );
+  return <ConnectionContext.Provider value={value}>{children}</ConnectionContext.Provider>;
+}
+
+/**
+ * The step that unlocks everything that talks to the LMS. The authorization runs in a popup (the LMS's sign-in and
+ * approval pages refuse to be framed); its completion page tells this window, which then asks the server again.
+ */
+export function ConnectPrompt({ compact = false }: { compact?: boolean }) {
+  const connection = useConnection();
+  const headingId = compact ? undefined : 'connect-heading';
+  const heading = useRef<HTMLElement | null>(null);
+  // An expired grant shows up in answer to something the teacher just did, whose control is now unavailable; the
+  // prompt is where to continue.
+  useEffect(() => {
+    if (connection.expired) heading.current?.focus();
+  }, [connection.expired]);
+  const text = connection.expired
+    ? 'The LMS no longer accepts the tool’s authorization: it expired or was revoked. Authorize the tool again to continue; nothing was changed.'
+    : 'To list and change the course’s quizzes, the tool needs your permission to use the LMS on your behalf. You grant it once; the LMS still checks your course permissions on every change.';
+
+  return (
+    <View
+      as="section"
+      display="block"
+      padding="medium"
+      margin={compact ? '0 0 small' : '0 0 medium'}
+      background="secondary"
+      borderWidth="small"
+      borderRadius="medium"
+      aria-labelledby={headingId}
+      aria-label={compact ? 'Connect to the LMS' : undefined}
+    >
+      {!compact && (
+        <FocusTarget focusRef={(element) => void (heading.current = element)}>
+          <Heading level="h2" id={headingId} margin="0 0 x-small">
+            {connection.expired ? 'Authorize the tool again' : 'Connect to the LMS'}
+          </Heading>
+        </FocusTarget>
+      )}
+      <Text as="p">{text}</Text>
+      <AuthorizeButton startUrl={connection.startUrl} onCompleted={connection.onAuthorized}>
+        Authorize the tool in the LMS
+      </AuthorizeButton>
+    </View>
+  );
+}
+
+/** Shown instead of the management when the session cookie is gone (for example after it expired). */
+export function SessionEnded() {
+  return (
+    <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 medium">
+      <Text>Your session with the tool has ended. Open the tool again from the course in the LMS to continue.</Text>
+    </Alert>
+  );
+}
