@@ -1,5 +1,7 @@
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ZodError } from 'zod';
+import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../domain/principal.js';
 import { readSession, type SessionData } from '../security/session.js';
@@ -15,13 +17,29 @@ export function createTrpcContext(app: AppContext, request: FastifyRequest, repl
   return { app, request, reply, session: readSession(request) };
 }
 
+interface RefusalCause {
+  errorCode?: string;
+  authUrl?: string;
+}
+
 const t = initTRPC.context<TrpcContext>().create({
-  // Only the message and code reach the browser; stacks and causes stay in the log.
-  errorFormatter: ({ shape, error }) => ({
-    message: shape.message,
-    code: shape.code,
-    data: { code: shape.data.code, httpStatus: shape.data.httpStatus, errorCode: (error.cause as { errorCode?: string } | undefined)?.errorCode, authUrl: (error.cause as { authUrl?: string } | undefined)?.authUrl },
-  }),
+  // Only the message and codes reach the browser; stacks and causes stay in the log. A policy rule broken inside an
+  // input schema keeps its contract code and field path, so the client can show the message at the field.
+  errorFormatter: ({ shape, error }) => {
+    const policy = error.cause instanceof ZodError ? policyErrorFromZod(error.cause) : null;
+    const cause = error.cause as RefusalCause | undefined;
+    return {
+      message: policy?.message ?? shape.message,
+      code: shape.code,
+      data: {
+        code: shape.data.code,
+        httpStatus: shape.data.httpStatus,
+        errorCode: policy?.errorCode ?? cause?.errorCode,
+        path: policy?.path,
+        authUrl: cause?.authUrl,
+      },
+    };
+  },
 });
 
 export const router = t.router;
