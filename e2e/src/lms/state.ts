@@ -84,6 +84,12 @@ export interface Quiz {
   pointsPossible: number | null;
   deleted: boolean;
   updatedAt: string;
+  /**
+   * A markup fault, not an LMS setting: how many access-code fields the access-code prompt renders (one, as the LMS
+   * does, when unset). Two make the prompt ambiguous, for tests of page scripts that must then leave it alone. Set it
+   * on a loaded quiz; `reset()` drops it with the rest of the state.
+   */
+  accessCodePromptFields?: number;
 }
 
 export interface NewQuizSettings {

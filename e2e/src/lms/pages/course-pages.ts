@@ -2,7 +2,7 @@ import type { LmsRuntime } from '../context.js';
 import { htmlResponse, redirectResponse } from '../errors.js';
 import { canReadCourse, canSeeUnpublished, coursePermissions } from '../permissions.js';
 import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';
-import type { Assignment, Course, Quiz, User, WebSession } from '../state.js';
+import type { Assignment, Course, Quiz, QuizSubmission, User, WebSession } from '../state.js';
 import { checkAuthenticityToken, loggedInVisitor, notFoundPage, unauthorizedPage } from './common.js';
 import { applicationPage, barePage, escapeHtml } from './html.js';
 
@@ -82,20 +82,39 @@ function quizShow(req: RouteRequest): Response {
   const preview = rights.has('read_as_admin')
     ? `<a href="${base}/take?preview=1" id="preview_quiz_button" class="btn" data-method="post">Preview</a>`
     : '';
+  // As the LMS does, the page shows the result of the visitor's latest finished attempt right inside `#quiz_show`.
+  const latest = [...visit.lms.state.quizSubmissions.values()]
+    .filter((s) => s.quizId === quiz.id && s.userId === visit.user.id)
+    .at(-1);
   return page(
     visit,
     quiz.title,
-    `<h1 id="quiz_title">${escapeHtml(quiz.title)}</h1>
+    `<div id="quiz_show">
+<header class="quiz-header">
+<h1 id="quiz_title">${escapeHtml(quiz.title)}</h1>
 <div class="description user_content">${quiz.description}</div>
 <ul id="quiz_details"><li>Questions: ${quiz.questionCount}</li><li>Time limit: ${quiz.timeLimit === null ? 'none' : `${quiz.timeLimit} minutes`}</li></ul>
-${take}${preview}`,
+${take}${preview}
+</header>${latest === undefined ? '' : `\n${submissionResults(latest)}`}
+</div>`,
     { QUIZ: { id: String(quiz.id), title: quiz.title } },
   );
+}
+
+/** The result block of a finished attempt (`app/views/quizzes/quizzes/_quiz_submission_results.html.erb`). */
+function submissionResults(submission: QuizSubmission): string {
+  return `<div id="quiz_submission_results" class="quiz-submission" data-attempt="${submission.attempt}">
+  <p class="quiz_score">Submitted ${escapeHtml(submission.finishedAt)} (attempt ${submission.attempt}).</p>
+</div>`;
 }
 
 /** The access-code prompt, exactly as the LMS renders it (`app/views/quizzes/quizzes/access_code.html.erb`). */
 function accessCodePage(visit: Visit, quiz: Quiz, preview: boolean): Response {
   const action = `${visit.req.url.pathname}${visit.req.url.search}`;
+  const codeFields = Array.from(
+    { length: Math.max(1, quiz.accessCodePromptFields ?? 1) },
+    () => '<input type="password" name="access_code" id="quiz_access_code" title="Access Code:">',
+  ).join('\n    ');
   return page(
     visit,
     quiz.title,
@@ -108,7 +127,7 @@ function accessCodePage(visit: Visit, quiz: Quiz, preview: boolean): Response {
       preview ? '\n    <input type="hidden" name="preview" value="1">' : ''
     }
     <label for="quiz_access_code">Access Code:</label>
-    <input type="password" name="access_code" id="quiz_access_code" title="Access Code:">
+    ${codeFields}
     <button class="btn" type="submit">Submit</button>
   </form>
 </div>`,
@@ -190,7 +209,8 @@ function quizSubmit(req: RouteRequest): Response {
     attempt,
     finishedAt: visit.lms.clock.date().toISOString(),
   });
-  return redirectResponse(`/courses/${visit.course.id}/quizzes/${quiz.id}/history?quiz_submission_id=${id}`);
+  // The LMS sends a final submission back to the quiz page, which shows the result.
+  return redirectResponse(`/courses/${visit.course.id}/quizzes/${quiz.id}`);
 }
 
 function quizHistory(req: RouteRequest): Response {
@@ -205,9 +225,7 @@ function quizHistory(req: RouteRequest): Response {
     visit,
     quiz.title,
     `<h1 id="quiz_title">${escapeHtml(quiz.title)}</h1>
-<div id="quiz_submission_results" class="quiz-submission" data-attempt="${submission.attempt}">
-  <p class="quiz_score">Submitted ${escapeHtml(submission.finishedAt)} (attempt ${submission.attempt}).</p>
-</div>`,
+${submissionResults(submission)}`,
     { QUIZ_SUBMISSION_ID: String(submission.id) },
   );
 }

@@ -1,0 +1,477 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '../../server/src/config/dev-secrets.js';
+import { freePort } from '../../server/src/free-port.js';
+import { createTestApp, type TestApp } from '../../server/test/support/app.js';
+import { DEPLOYMENT_ID, ISSUER, instructor, sessionFor, student, type TestSession } from '../../server/test/support/sessions.js';
+import {
+  downloadConfiguration,
+  openConfiguration,
+  SimulatedExamBrowser,
+  type ExamBrowserPlatform,
+  type OpenedConfiguration,
+} from '../src/exb-simulator/index.js';
+import { createMockLms, SESSION_COOKIE, type MockLms, type RecordedCall, type RunningLmsServer } from '../src/lms/index.js';
+import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+
+const DETECTOR_BUNDLES = ['lms-exb-theme-loader.js', 'lms-exb-detector.js'].map((name) =>
+  fileURLToPath(new URL(`../../detector/dist/${name}`, import.meta.url)),
+);
+const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
+
+const CLIENT_ID = '10000000000001';
+const OAUTH_CLIENT_ID = '10000000000002';
+const OAUTH_CLIENT_SECRET = 'detector-browser-oauth-secret';
+
+const COURSE = '101';
+/** The enforced quiz: no access code in the LMS until enforcement sets one. */
+const QUIZ = '201';
+const CONTENT_ID = `classicquiz_${QUIZ}`;
+/** Never enforced, with its own LMS access code. */
+const OPEN_QUIZ = '204';
+
+const TAKE_ROUTE = 'POST /courses/:course_id/quizzes/:quiz_id/take';
+const UPDATE_QUIZ_ROUTE = 'PUT /api/v1/courses/:course_id/quizzes/:id';
+const SESSION_TOKEN_ROUTE = 'GET /api/v1/login/session_token';
+
+const PANEL = 'aside[data-exb-panel]';
+const DETECTOR_SCRIPT = 'script[data-exb-detector]';
+
+interface ServiceCall {
+  method: string;
+  path: string;
+  status: number;
+}
+
+interface LmsTab {
+  context: BrowserContext;
+  page: Page;
+  /** Responses of the service to this tab, in order. */
+  serviceCalls: ServiceCall[];
+  /** Script errors and failed loads of the service's scripts. */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+function bootstrapOf(html: string): Record<string, unknown> {
+  const match = /<script id="exb-bootstrap" type="application\/json">(.*?)<\/script>/s.exec(html);
+  if (match?.[1] === undefined) throw new Error('the page has no bootstrap element');
+  return JSON.parse(match[1]) as Record<string, unknown>;
+}
+
+describe.runIf(browserAvailable())('detector and theme loader on the development LMS in Chromium', () => {
+  let t: TestApp;
+  let lms: MockLms;
+  let lmsServer: RunningLmsServer;
+  let browser: LaunchedBrowser;
+  let lmsUrl: string;
+  let serviceUrl: string;
+  let studentSession: TestSession;
+  let identity: { certificatePem: string; privateKeyPem: string };
+  /** The code enforcement put on the quiz in the LMS. */
+  let accessCode: string;
+
+  /** A service request as the tool's own pages send it (mutations carry Fetch Metadata). */
+  async function serviceRequest(
+    method: 'GET' | 'POST' | 'PUT',
+    url: string,
+    cookie: string,
+    body?: Record<string, unknown>,
+  ): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+    const response = await t.app.inject({
+      method,
+      url,
+      headers: { cookie, ...(method === 'GET' ? {} : { 'sec-fetch-site': 'same-origin' }) },
+      ...(body === undefined ? {} : { payload: body }),
+    });
+    return { status: response.statusCode, body: response.body, headers: response.headers };
+  }
+
+  async function expectOk(method: 'GET' | 'POST' | 'PUT', url: string, cookie: string, body?: Record<string, unknown>) {
+    const response = await serviceRequest(method, url, cookie, body);
+    if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${response.body}`);
+    return response;
+  }
+
+  /**
+   * The LMS OAuth authorization as the person's browser completes it: the service's start sends the browser to the
+   * LMS, the person approves there, and the LMS sends the code back to the service's callback.
+   */
+  async function authorizeInLms(session: TestSession, start: string, lmsUserId: number): Promise<void> {
+    const started = await serviceRequest('GET', start, session.cookie);
+    expect(started.status).toBe(302);
+    const location = new URL(String(started.headers.location));
+    expect(`${location.origin}${location.pathname}`).toBe(`${lmsUrl}/login/oauth2/auth`);
+    const approval = lms.oauth.approve({
+      user: lmsUserId,
+      scopes: location.searchParams.get('scope')!.split(' '),
+      state: location.searchParams.get('state')!,
+      redirectUri: location.searchParams.get('redirect_uri')!,
+      clientId: location.searchParams.get('client_id')!,
+    });
+    const callback = new URL(approval.redirectUrl);
+    expect(`${callback.origin}${callback.pathname}`).toBe(`${serviceUrl}/api/oauth2callback`);
+    await expectOk('GET', `${callback.pathname}${callback.search}`, session.cookie);
+  }
+
+  /**
+   * What a student does to get a configuration: the required-browser view (where the detector's notice links) hands
+   * out the config-grant action token, the grant names the download, and the exam browser downloads and opens it.
+   */
+  async function studentConfiguration(): Promise<OpenedConfiguration> {
+    const view = await expectOk('GET', `/exb/quiz/${COURSE}/${CONTENT_ID}`, studentSession.cookie);
+    const { actionToken } = bootstrapOf(view.body);
+    expect(typeof actionToken).toBe('string');
+    const grant = await expectOk('POST', `/api/exb/config-grant/${COURSE}/${CONTENT_ID}`, studentSession.cookie, { actionToken });
+    const { exbLaunchUrl } = JSON.parse(grant.body) as { exbLaunchUrl: string };
+    const downloaded = await downloadConfiguration(exbLaunchUrl);
+    return openConfiguration(downloaded.bytes, identity);
+  }
+
+  /** A fresh browser profile on the LMS, logged in as `lmsUser` unless it arrives through a session URL. */
+  async function openTab(options: { examBrowser?: SimulatedExamBrowser; lmsUser?: string } = {}): Promise<LmsTab> {
+    const context = await browser.browser.newContext();
+    if (options.examBrowser !== undefined) await context.addInitScript(options.examBrowser.initScript());
+    if (options.lmsUser !== undefined) {
+      const [name, value] = lms.webSessionCookie(options.lmsUser).split('=') as [string, string];
+      expect(name).toBe(SESSION_COOKIE);
+      await context.addCookies([{ name, value, url: lmsUrl }]);
+    }
+    const page = await context.newPage();
+    const serviceCalls: ServiceCall[] = [];
+    const problems: string[] = [];
+    page.on('response', (response) => {
+      const url = new URL(response.url());
+      if (url.origin !== serviceUrl) return;
+      serviceCalls.push({ method: response.request().method(), path: url.pathname, status: response.status() });
+      if (response.status() >= 400 && url.pathname.startsWith('/js/')) problems.push(`${response.status()} ${url.pathname}`);
+    });
+    page.on('requestfailed', (request) => {
+      if (new URL(request.url()).origin === serviceUrl) problems.push(`failed ${request.method()} ${request.url()}`);
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      // Only the scripts' own failures (a CORS refusal shows up here too); the LMS pages have no favicon.
+      const text = message.text();
+      if (message.type() === 'error' && !/favicon/.test(`${text} ${message.location().url}`)) problems.push(text);
+    });
+    return { context, page, serviceCalls, problems, close: () => context.close() };
+  }
+
+  /** The quiz page, once its scripts are done. */
+  async function openQuizPage(page: Page, quizId: string): Promise<void> {
+    await page.goto(`${lmsUrl}/courses/${COURSE}/quizzes/${quizId}`);
+    await settled(page);
+  }
+
+  /**
+   * From the quiz page, the "Take the Quiz" button, which posts to the take page. The quiz page's own scripts finish
+   * first, so no request of theirs is cut off by the navigation and counted as a failure.
+   */
+  async function takeQuiz(page: Page, quizId: string): Promise<void> {
+    if (new URL(page.url()).pathname === `/courses/${COURSE}/quizzes/${quizId}`) await settled(page);
+    else await openQuizPage(page, quizId);
+    await Promise.all([
+      page.waitForURL(new RegExp(`/courses/${COURSE}/quizzes/${quizId}/take`), { timeout: 15_000 }),
+      page.locator('#take_quiz_link').click(),
+    ]);
+  }
+
+  /** Waits until the page's scripts have nothing in flight: negative checks are only meaningful after that. */
+  async function settled(page: Page): Promise<void> {
+    await page.waitForLoadState('networkidle');
+  }
+
+  const callsOf = (tab: LmsTab, method: string, pathPrefix: string) =>
+    tab.serviceCalls.filter((call) => call.method === method && call.path.startsWith(pathPrefix));
+
+  /** The LMS's record of access-code form posts for the quiz since `seq`. */
+  const codePosts = (quizId: string, sinceSeq = 0): RecordedCall[] =>
+    lms.calls.filter(
+      (call) => call.route === TAKE_ROUTE && call.params.quiz_id === quizId && call.seq > sinceSeq && 'access_code' in call.body,
+    );
+
+  const lastSeq = () => lms.calls.last()?.seq ?? 0;
+
+  beforeAll(async () => {
+    for (const bundle of DETECTOR_BUNDLES) {
+      if (!existsSync(bundle)) throw new Error(`the detector bundles are missing: run \`npm run build -w detector\` (${bundle})`);
+    }
+    if (!existsSync(CLIENT_MANIFEST)) throw new Error('the client bundle is missing: run `npm run build -w client`');
+
+    lmsUrl = `http://127.0.0.1:${await freePort()}`;
+    t = await createTestApp({
+      listen: true,
+      env: {
+        LMS_URL: lmsUrl,
+        LTI_ISSUER: ISSUER,
+        LTI_CLIENT_ID: CLIENT_ID,
+        LTI_DEPLOYMENT_ID: DEPLOYMENT_ID,
+        LMS_OAUTH_CLIENT_ID: OAUTH_CLIENT_ID,
+        LMS_OAUTH_CLIENT_SECRET: OAUTH_CLIENT_SECRET,
+      },
+    });
+    serviceUrl = t.url!;
+    lms = createMockLms({
+      baseUrl: lmsUrl,
+      issuer: ISSUER,
+      tool: {
+        baseUrl: serviceUrl,
+        clientId: CLIENT_ID,
+        deploymentId: DEPLOYMENT_ID,
+        oauthClientId: OAUTH_CLIENT_ID,
+        oauthClientSecret: OAUTH_CLIENT_SECRET,
+        themeJavaScriptUrl: `${serviceUrl}/js/lms-exb-theme-loader.js`,
+      },
+    });
+    lmsServer = await lms.startHttpServer();
+    browser = await launchBrowser();
+
+    const secrets = path.join(t.dataDir, 'secrets');
+    identity = {
+      certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
+      privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
+    };
+
+    // The instructor connects the tool to the LMS, discovers the course's quizzes, sets the course exit password and
+    // turns enforcement on for the quiz: the service puts a generated access code on it in the LMS.
+    const teacher = sessionFor(t.app, instructor({ courseId: COURSE }));
+    await authorizeInLms(teacher, '/api/oauth2authorize', 2);
+    await expectOk('POST', `/api/quizzes/course/${COURSE}/refresh`, teacher.cookie);
+    await expectOk('PUT', `/api/quizzes/course/${COURSE}/defaults`, teacher.cookie, { quitPassword: 'leave-the-exam' });
+    await expectOk('POST', `/api/quizzes/${COURSE}/${QUIZ}/exb/enable`, teacher.cookie);
+    const code = lms.state.quizzes.get(Number(QUIZ))!.accessCode;
+    expect(code).toEqual(expect.any(String));
+    accessCode = code!;
+    expect(lms.calls.last(UPDATE_QUIZ_ROUTE)?.body).toMatchObject({ quiz: { access_code: accessCode } });
+
+    // The student's exam browser is signed into the LMS with a session URL, which needs the student's grant.
+    studentSession = sessionFor(t.app, student({ courseId: COURSE, lmsUserId: '3' }));
+    await authorizeInLms(studentSession, '/api/student-session-authorize', 3);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await lmsServer?.close();
+    await t?.close();
+  });
+
+  it.each([
+    ['an ordinary browser', undefined],
+    ['the exam browser', 'exam-browser'],
+  ] as const)('loads no detector on a quiz without enforcement (%s)', async (_name, kind) => {
+    const examBrowser = kind === undefined ? undefined : new SimulatedExamBrowser({ configKey: 'a'.repeat(64) });
+    const tab = await openTab({ lmsUser: 'student1', ...(examBrowser === undefined ? {} : { examBrowser }) });
+    const { page } = tab;
+    await openQuizPage(page, OPEN_QUIZ);
+    const onTakePage = tab.serviceCalls.length;
+    const requirementUrl = `${serviceUrl}/api/exb/requirement/${COURSE}/classicquiz_${OPEN_QUIZ}`;
+    const requirement = page.waitForResponse((response) => response.url() === requirementUrl);
+    await takeQuiz(page, OPEN_QUIZ);
+    expect(await (await requirement).json()).toEqual({ success: true, exbRequired: false });
+    await settled(page);
+
+    // The LMS's own prompt, untouched: the theme loader asked and stopped there.
+    expect(await page.locator('form.access_code_form').count()).toBe(1);
+    expect(await page.locator('#quiz_access_code').inputValue()).toBe('');
+    expect(await page.locator(DETECTOR_SCRIPT).count()).toBe(0);
+    expect(await page.locator(PANEL).count()).toBe(0);
+    expect(tab.serviceCalls.slice(onTakePage).map((call) => `${call.method} ${call.path}`)).toEqual([
+      'GET /js/lms-exb-theme-loader.js',
+      `GET /api/exb/requirement/${COURSE}/classicquiz_${OPEN_QUIZ}`,
+    ]);
+    expect(tab.problems).toEqual([]);
+    await tab.close();
+  });
+
+  it('shows the exam-browser-required notice in an ordinary browser and never fills the code', async () => {
+    const tab = await openTab({ lmsUser: 'student1' });
+    const { page } = tab;
+    const since = lastSeq();
+    await takeQuiz(page, QUIZ);
+    const panel = page.locator(PANEL);
+    await panel.waitFor({ timeout: 15_000 });
+    await settled(page);
+
+    expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe('Secure exam browser required');
+    expect(await panel.textContent()).toContain('This quiz can only be taken in the secure exam browser.');
+    const setup = panel.getByRole('link', { name: 'Get the exam browser configuration' });
+    expect(await setup.getAttribute('href')).toBe(
+      `${serviceUrl}/exb/quiz/${COURSE}/${CONTENT_ID}?lms_url=${encodeURIComponent(`${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`)}`,
+    );
+    expect(await page.locator(DETECTOR_SCRIPT).count()).toBe(1);
+    expect(await page.locator('#quiz_access_code').inputValue()).toBe('');
+    expect(codePosts(QUIZ, since)).toEqual([]);
+    // No proof, no redemption: without the page API there is nothing to prove.
+    expect(callsOf(tab, 'POST', '/api/exb/')).toEqual([]);
+    expect(await page.content()).not.toContain(accessCode);
+    expect(tab.problems).toEqual([]);
+    await tab.close();
+  });
+
+  it.each<ExamBrowserPlatform>(['windows', 'macos'])(
+    'fills the access code in the exam browser with a downloaded configuration, and the quiz opens (%s page API)',
+    async (platform) => {
+      const opened = await studentConfiguration();
+      // The configuration starts at the quiz page with the student's own LMS session.
+      expect(opened.startUrl).toMatch(new RegExp(`^${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}\\?session_token=`));
+      expect(lms.calls.last(SESSION_TOKEN_ROUTE)?.userId).toBe(3);
+
+      const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened, { platform }) });
+      const { page } = tab;
+      await page.goto(opened.startUrl!);
+      expect(page.url()).toBe(`${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`);
+      expect(await page.locator('#identity').textContent()).toContain('Sam Student');
+
+      const since = lastSeq();
+      await takeQuiz(page, QUIZ);
+      await page.locator('#submit_quiz_form').waitFor({ timeout: 15_000 });
+
+      // The LMS saw the prompt first (the take without a code), then exactly one post of the right code.
+      const takes = lms.calls.filter((call) => call.route === TAKE_ROUTE && call.seq > since);
+      expect(takes.map((call) => call.body.access_code ?? null)).toEqual([null, accessCode]);
+      expect(takes.every((call) => call.userId === 3)).toBe(true);
+      expect(new URL(page.url()).pathname).toBe(`/courses/${COURSE}/quizzes/${QUIZ}/take`);
+      expect(await page.locator('form.access_code_form').count()).toBe(0);
+
+      // The prompt page proved and redeemed once; the open quiz proves again for its tools.
+      await settled(page);
+      const proofs = callsOf(tab, 'POST', `/api/exb/access-proof/${COURSE}/${CONTENT_ID}`);
+      const redemptions = callsOf(tab, 'POST', `/api/exb/access-code/${COURSE}/${CONTENT_ID}`);
+      expect(proofs.length).toBe(2);
+      expect(proofs.every((call) => call.status === 200)).toBe(true);
+      expect(redemptions.length).toBe(proofs.length);
+      expect(redemptions.every((call) => call.status === 200)).toBe(true);
+      // Every call was answered to the LMS page: preflights and responses carry the LMS origin.
+      expect(tab.serviceCalls.filter((call) => call.status >= 400)).toEqual([]);
+      expect(await page.locator(PANEL).count()).toBe(0);
+      expect(await page.content()).not.toContain(accessCode);
+      expect(tab.problems).toEqual([]);
+      await tab.close();
+    },
+  );
+
+  it('gives no code for another configuration and says that the configuration does not match', async () => {
+    // A real configuration, but not this quiz's: the setup check's.
+    const check = await downloadConfiguration(`${serviceUrl}/exb/check/config.exb`);
+    const other = openConfiguration(check.bytes, identity);
+    const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(other), lmsUser: 'student1' });
+    const { page } = tab;
+    const since = lastSeq();
+    await takeQuiz(page, QUIZ);
+    const panel = page.locator(PANEL);
+    await panel.waitFor({ timeout: 15_000 });
+    await settled(page);
+
+    expect(await panel.textContent()).toContain(
+      'This exam browser configuration does not match this quiz or is out of date. Download a fresh configuration from the course.',
+    );
+    expect(callsOf(tab, 'POST', '/api/exb/access-proof/').map((call) => call.status)).toEqual([403]);
+    expect(callsOf(tab, 'POST', '/api/exb/access-code/')).toEqual([]);
+    expect(await page.locator('#quiz_access_code').inputValue()).toBe('');
+    expect(codePosts(QUIZ, since)).toEqual([]);
+    expect(await page.locator('form.access_code_form').count()).toBe(1);
+    expect(await page.content()).not.toContain(accessCode);
+    // The refused proof is a 403 the page reads, not a script error.
+    expect(tab.problems.filter((problem) => !/403/.test(problem))).toEqual([]);
+    await tab.close();
+  });
+
+  it('shows the exit link after the LMS records the final submission, and the link leaves through the quit URL', async () => {
+    const opened = await studentConfiguration();
+    const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened) });
+    const { page } = tab;
+    await page.goto(opened.startUrl!);
+    await takeQuiz(page, QUIZ);
+    await page.locator('#submit_quiz_form').waitFor({ timeout: 15_000 });
+    await settled(page);
+    // An attempt in progress is no completion.
+    expect(await page.getByRole('link', { name: 'Exit the exam browser' }).count()).toBe(0);
+
+    const submissionsBefore = lms.state.quizSubmissions.size;
+    await page.locator('textarea[name="question_1"]').fill('Because the secure exam browser was used.');
+    await Promise.all([
+      page.waitForURL(`${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`, { timeout: 15_000 }),
+      page.locator('#submit_quiz_button').click(),
+    ]);
+    expect(lms.state.quizSubmissions.size).toBe(submissionsBefore + 1);
+    expect([...lms.state.quizSubmissions.values()].at(-1)).toMatchObject({ quizId: Number(QUIZ), userId: 3 });
+
+    const exit = page.getByRole('link', { name: 'Exit the exam browser' });
+    await exit.waitFor({ timeout: 15_000 });
+    expect(await page.locator(PANEL).getByRole('heading', { level: 2 }).textContent()).toBe('Quiz submitted');
+    const href = await exit.getAttribute('href');
+    expect(href).toMatch(new RegExp(`^${serviceUrl}/exb/exit/session/${COURSE}/${CONTENT_ID}/[A-Za-z0-9_-]{43}$`));
+    // The result page is not an assessment page: no proof there, the exit grant came from the take page.
+    expect(callsOf(tab, 'POST', '/api/exb/').filter((call) => call.status !== 200)).toEqual([]);
+
+    await Promise.all([page.waitForURL(href!, { timeout: 15_000 }), exit.click()]);
+    const leave = page.getByRole('link', { name: 'Leave the exam browser' });
+    await leave.waitFor();
+    const completion = page.waitForResponse((response) => response.url() === opened.quitUrl);
+    await leave.click();
+    const quit = await completion;
+    expect(quit.status()).toBe(200);
+    expect(quit.headers()['x-exb-quit']).toBe('true');
+    expect(tab.problems).toEqual([]);
+    await tab.close();
+  });
+
+  it('submits a code the LMS refuses only once, then says so instead of looping', async () => {
+    // Someone changed the code in the LMS behind the service's back.
+    const quiz = lms.state.quizzes.get(Number(QUIZ))!;
+    quiz.accessCode = 'changed-in-the-lms';
+    try {
+      const opened = await studentConfiguration();
+      const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened), lmsUser: 'student1' });
+      const { page } = tab;
+      const since = lastSeq();
+      await takeQuiz(page, QUIZ);
+      const notice = page.locator(PANEL).getByText('The quiz did not accept the access code.', { exact: false });
+      await notice.waitFor({ timeout: 15_000 });
+      await settled(page);
+
+      expect(codePosts(QUIZ, since).map((call) => call.body.access_code)).toEqual([accessCode]);
+      expect(await page.locator('form.access_code_form').count()).toBe(1);
+      expect(await page.locator('#quiz_access_code').inputValue()).toBe('');
+      expect(tab.problems).toEqual([]);
+      await tab.close();
+    } finally {
+      quiz.accessCode = accessCode;
+    }
+  });
+
+  it('leaves a prompt with two code fields alone, even with a released code', async () => {
+    const quiz = lms.state.quizzes.get(Number(QUIZ))!;
+    quiz.accessCodePromptFields = 2;
+    try {
+      const opened = await studentConfiguration();
+      const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened), lmsUser: 'student1' });
+      const { page } = tab;
+      const since = lastSeq();
+      const redeemed = page.waitForResponse(
+        (response) =>
+          response.url() === `${serviceUrl}/api/exb/access-code/${COURSE}/${CONTENT_ID}` && response.request().method() === 'POST',
+        { timeout: 15_000 },
+      );
+      await takeQuiz(page, QUIZ);
+      expect((await redeemed).status()).toBe(200);
+      await settled(page);
+
+      const fields = page.locator('form.access_code_form [name="access_code"]');
+      expect(await fields.count()).toBe(2);
+      expect(await fields.nth(0).inputValue()).toBe('');
+      expect(await fields.nth(1).inputValue()).toBe('');
+      expect(codePosts(QUIZ, since)).toEqual([]);
+      expect(new URL(page.url()).pathname).toBe(`/courses/${COURSE}/quizzes/${QUIZ}/take`);
+      expect(await page.locator('#submit_quiz_form').count()).toBe(0);
+      expect(tab.problems).toEqual([]);
+      await tab.close();
+    } finally {
+      delete quiz.accessCodePromptFields;
+    }
+  });
+});
