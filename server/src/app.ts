@@ -13,6 +13,7 @@ import type { Database } from './db/orm.js';
 import { CertificateStore } from './exb/certificate-store.js';
 import type { ExbRequirementLookup } from './domain/exb-requirement.js';
 import { registerErrorHandlers } from './http/errors.js';
+import { scheduleHousekeeping } from './housekeeping.js';
 import { registerPublicRoutes } from './http/public.js';
 import { registerLtiRoutes } from './http/lti.js';
 import { registerExbLaunchRoutes } from './http/exb-launch.js';
@@ -116,6 +117,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
 
   registerErrorHandlers(app);
+  scheduleHousekeeping(app, { oneTimeTokens: ctx.oneTimeStore, examBrowserTokens: ctx.exbStudent.store });
   await registerPublicRoutes(app, ctx);
   await registerLtiRoutes(app, ctx);
   await registerExbLaunchRoutes(app, ctx);

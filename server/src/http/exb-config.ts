@@ -21,8 +21,6 @@ export const CONFIG_GRANT_PATH = '/api/exb/config-grant/:courseId/:contentId';
 export const CONFIG_DOWNLOAD_PATH = '/exb/config/:courseId/:fileName';
 
 const CONFIG_FILE_EXTENSION = '.exb';
-/** Spent and expired grants, proofs, handoffs and exit grants are deleted this often (an hour after they expire). */
-const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 type AssessmentRoute = { Params: { courseId: string; contentId: string } };
 type DownloadRoute = { Params: { courseId: string; fileName: string }; Querystring: { grant?: unknown } };
@@ -65,14 +63,7 @@ const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: string;
 /** Document 3: `POST /api/exb/config-grant/...` and `GET`/`HEAD /exb/config/:courseId/:contentId.exb`. */
 export async function registerExbConfigRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { exbStudent, actionTokens } = ctx;
-  const { grants, budgets, store } = exbStudent;
-
-  // Every instance purges; the delete is idempotent and walks the expiry index only.
-  const purge = setInterval(() => {
-    store.purgeExpired().catch((error: unknown) => app.log.warn({ err: error }, 'expired exam-browser tokens could not be purged'));
-  }, PURGE_INTERVAL_MS);
-  purge.unref();
-  app.addHook('onClose', async () => clearInterval(purge));
+  const { grants, budgets } = exbStudent;
 
   app.post<AssessmentRoute>(CONFIG_GRANT_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
     // First, so a page of another site learns nothing about the session.
