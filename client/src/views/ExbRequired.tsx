@@ -1,8 +1,14 @@
 import { Alert, Heading, Link, List, Text, View } from '@instructure/ui';
+import { useCallback, useMemo } from 'react';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
 import { httpUrl, optional, z } from '../lib/zod';
+import { configGrantPath } from './student/api';
+import { DownloadControl } from './student/DownloadControl';
+import { SessionReadiness } from './student/SessionReadiness';
+import { StatusMessage } from './student/StatusMessage';
+import { useConfigDownload } from './student/use-config-download';
 
 const schema = z.object({
   courseId: z.string().min(1),
@@ -17,6 +23,8 @@ const schema = z.object({
   reloadUrl: optional(localPath),
   /** Authorizes the configuration download; issued with the student flow. */
   actionToken: optional(z.string().min(1)),
+  /** The assessment's config-grant route. */
+  configGrantUrl: optional(localPath),
 });
 
 type Data = z.output<typeof schema>;
@@ -25,6 +33,11 @@ type Data = z.output<typeof schema>;
 function ExbRequired({ data }: { data: Data }) {
   useReloadUrl(data.reloadUrl);
   const { actionToken } = data;
+  const { state, download } = useConfigDownload(actionToken, 'assessment');
+  const configGrantUrl = data.configGrantUrl ?? configGrantPath(data.courseId, data.contentId);
+  const target = useMemo(() => ({ contentId: data.contentId, title: 'this quiz', configGrantUrl }), [data.contentId, configGrantUrl]);
+  const continueDownload = useCallback(() => void download(target), [download, target]);
+
   return (
     <Page title="This quiz requires the secure exam browser">
       <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="0 0 medium">
@@ -39,15 +52,42 @@ function ExbRequired({ data }: { data: Data }) {
         </Heading>
         <List margin="0 0 small">
           <List.Item>Make sure the secure exam browser is installed on this computer.</List.Item>
-          <List.Item>Download the one-time configuration for this quiz; it opens the quiz in the exam browser.</List.Item>
+          <List.Item>
+            Download the one-time configuration for this quiz; it starts the exam browser with the quiz. It can be used
+            once, within two minutes.
+          </List.Item>
           <List.Item>The exam browser receives the quiz’s access code by itself; you do not need to type it.</List.Item>
         </List>
-        {actionToken === undefined && (
+        {actionToken === undefined ? (
           <Text as="p" color="secondary">
-            The configuration download is not available from this page yet. Open the quiz again from the LMS in a
-            moment; if this message stays, ask your instructor.
+            The configuration download is not available from this page. Open the quiz again from the LMS in a moment;
+            if this message stays, ask your instructor.
           </Text>
+        ) : (
+          <View as="div" margin="small 0">
+            <DownloadControl target={target} state={state} onDownload={(t) => void download(t)} label="Download the configuration" />
+          </View>
         )}
+      </View>
+
+      {state.phase === 'authorization-required' &&
+        (state.authorizeUrl !== undefined ? (
+          <SessionReadiness key={`download-${state.attempt}`} authorizeUrl={state.authorizeUrl} mode="download" onReady={continueDownload} />
+        ) : (
+          <StatusMessage variant="error">
+            The exam browser cannot be signed in to the LMS for you right now. Open the quiz again from the LMS, then
+            download the configuration again.
+          </StatusMessage>
+        ))}
+
+      <View as="section" display="block" margin="0 0 medium" aria-labelledby="check-heading">
+        <Heading level="h2" id="check-heading" margin="0 0 small">
+          Not sure the exam browser works?
+        </Heading>
+        <Text as="p">
+          The setup check starts the exam browser with a test page and tells you whether it is ready. It does not start
+          the quiz.
+        </Text>
         {data.setupCheckUrl !== undefined && (
           <Link href={data.setupCheckUrl} variant="standalone">
             Check that the exam browser works
@@ -55,8 +95,9 @@ function ExbRequired({ data }: { data: Data }) {
         )}
       </View>
       {data.lmsReturnUrl !== undefined && (
+        // The course home after a launch, the quiz page when the LMS page sent the student here.
         <Link href={data.lmsReturnUrl} target="_top">
-          Back to the course in the LMS
+          Back to the LMS
         </Link>
       )}
     </Page>

@@ -3,10 +3,11 @@ import { parseContentId } from '@exb/shared/content-id.js';
 import { classicQuizPath, newQuizAssignmentPath } from '@exb/shared/lms-paths.js';
 import type { AppContext } from '../context.js';
 import { isExamBrowserRequest } from '../domain/exam-browser-client.js';
-import type { Principal } from '../domain/principal.js';
+import type { CoursePrincipal, Principal } from '../domain/principal.js';
 import { LtiError } from '../lti/errors.js';
 import { exbLaunchPath, LTI_LAUNCH_PATH } from '../lti/launch-target.js';
 import { readSession, updateSession, type SessionData } from '../security/session.js';
+import { CONFIG_GRANT_PATH } from './exb-config.js';
 
 /** How long a completed exam-browser launch is remembered (Document 3). */
 export const EXB_LAUNCH_MEMORY_MS = 24 * 60 * 60 * 1000;
@@ -54,11 +55,54 @@ export function lmsHomeUrl(lmsUrl: string, principal: Principal): string {
   return principal.kind === 'admin' ? `${lmsUrl}/accounts/${principal.accountId}` : `${lmsUrl}/courses/${principal.courseId}`;
 }
 
+/** Where a student's page starts the LMS authorization that lets configurations sign the exam browser in. */
+export const STUDENT_SESSION_AUTHORIZE_PATH = '/api/student-session-authorize';
+
+/** The config-grant route of one assessment, as the student pages call it. */
+export function configGrantPath(courseId: string, contentId: string): string {
+  return CONFIG_GRANT_PATH.replace(':courseId', encodeURIComponent(courseId)).replace(':contentId', encodeURIComponent(contentId));
+}
+
+/**
+ * What the student's course view shows beside the common fields: the assessments that require the exam browser, each
+ * with its download entry point, and, where configurations sign the exam browser in to the LMS, the authorization
+ * start and whether the student dismissed the readiness prompt. A failed lookup still renders the page, without the
+ * list (the view says it is unavailable); the assessments' own LMS pages lead to the download too.
+ */
+async function studentCourseData(request: FastifyRequest, ctx: AppContext, principal: CoursePrincipal) {
+  const { requiredAssessments, readiness } = ctx.exbStudent;
+  const [assessments, dismissed] = await Promise.all([
+    requiredAssessments.list(principal.courseId).catch((error: unknown) => {
+      request.log.warn({ err: error, courseId: principal.courseId }, 'required assessments could not be listed');
+      return null;
+    }),
+    readiness.applies
+      ? readiness.isDismissed(principal.lmsUserId).catch((error: unknown) => {
+          request.log.warn({ err: error }, 'session-readiness preference could not be read');
+          return false;
+        })
+      : false,
+  ]);
+  return {
+    ...(assessments === null
+      ? {}
+      : {
+          assessments: assessments.map((assessment) => ({
+            contentId: assessment.contentId,
+            kind: assessment.kind,
+            title: assessment.title,
+            configGrantUrl: configGrantPath(principal.courseId, assessment.contentId),
+          })),
+        }),
+    ...(readiness.applies ? { authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH, sessionReadiness: { dismissed } } : {}),
+  };
+}
+
 /**
  * Role routing (Document 1): administrator → `admin`, instructor → `teacher`, student → `student`, each a shell with the
  * principal's course or account. Used after a launch and on a session reload.
  */
-export function sendRoleView(reply: FastifyReply, ctx: AppContext, session: SessionData): FastifyReply {
+export async function sendRoleView(reply: FastifyReply, ctx: AppContext, session: SessionData): Promise<FastifyReply> {
   const { principal } = session;
   const common = {
     lmsUserId: principal.lmsUserId,
@@ -91,6 +135,7 @@ export function sendRoleView(reply: FastifyReply, ctx: AppContext, session: Sess
         ...(principal.courseName !== undefined ? { courseName: principal.courseName } : {}),
         setupCheckUrl: '/exb/check',
         actionToken: ctx.actionTokens.issue(session, 'config-grant'),
+        ...(await studentCourseData(reply.request, ctx, principal)),
       });
   }
 }
@@ -167,6 +212,7 @@ export async function sendExbLaunch(
     setupCheckUrl: '/exb/check',
     reloadUrl: exbLaunchPath(contentId),
     actionToken: ctx.actionTokens.issue(session, 'config-grant'),
+    configGrantUrl: configGrantPath(principal.courseId, contentId),
   });
 }
 

@@ -29,6 +29,11 @@ export interface ReadinessOptions {
 export class SessionReadiness {
   constructor(private readonly options: ReadinessOptions) {}
 
+  /** Whether students' configurations sign them in to the LMS at all, and so whether readiness means anything. */
+  get applies(): boolean {
+    return this.options.lmsApiConfigured;
+  }
+
   async check(lmsUserId: string, courseId: string): Promise<ReadinessOutcome> {
     if (!this.options.lmsApiConfigured) return { ok: false, reason: 'unavailable' };
     const returnTo = new URL(`/courses/${courseId}`, this.options.lmsUrl).href;

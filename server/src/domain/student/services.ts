@@ -13,6 +13,7 @@ import { ExitService } from './exits.js';
 import { PolicyReader, type StudentPolicy } from './policy.js';
 import { QuitTokens } from './quit-token.js';
 import { SessionReadiness } from './readiness.js';
+import { RequiredAssessments } from './required-assessments.js';
 import { RequirementService } from './requirement.js';
 import { StudentTokenStore } from './token-store.js';
 
@@ -34,6 +35,8 @@ export interface StudentServices {
   quitTokens: QuitTokens;
   configurations: ExamConfigurations;
   requirement: RequirementService;
+  /** The assessments of a course that require the exam browser, for the student's course view. */
+  requiredAssessments: RequiredAssessments;
   grants: ConfigGrants;
   access: AccessService;
   exits: ExitService;
@@ -84,6 +87,7 @@ export function createStudentServices(deps: StudentServiceDependencies, options:
     quitTokens,
     configurations,
     requirement: new RequirementService(loadPolicy, log),
+    requiredAssessments: new RequiredAssessments(pool, reader, log),
     grants: new ConfigGrants({
       baseUrl: config.baseUrl,
       store,
