@@ -31,17 +31,17 @@ describe.runIf(browserAvailable())('public pages in Chromium', () => {
 
   it('renders the service status with testbed diagnostics', async () => {
     const page = await open('/');
-    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toMatch(/Exam browser enforcement/i);
-    await expect.poll(() => page.getByText('Testbed diagnostics').count()).toBeGreaterThan(0);
-    await expect.poll(() => page.getByText('http://localhost:3001').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: 15_000 }).toMatch(/Exam browser enforcement/i);
+    await expect.poll(() => page.getByText('Testbed diagnostics').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText('http://localhost:3001').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     await page.close();
   });
 
   it('renders the detailed setup guide with the values to paste and working copy buttons', async () => {
     const page = await open('/setup/guide');
-    await expect.poll(() => page.getByText(`${t.url}/lti/config`).count()).toBeGreaterThan(0);
-    await expect.poll(() => page.getByText(`${t.url}/api/oauth2callback`).count()).toBeGreaterThan(0);
-    await expect.poll(() => page.getByText('url:GET|/api/v1/courses', { exact: true }).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText(`${t.url}/lti/config`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText(`${t.url}/api/oauth2callback`).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect.poll(() => page.getByText('url:GET|/api/v1/courses', { exact: true }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     const copyButtons = page.getByRole('button', { name: /copy/i });
     expect(await copyButtons.count()).toBeGreaterThan(5);
     await page.close();

@@ -80,6 +80,8 @@ export function withoutFragment(url: string): string {
 export interface PageLink {
   readonly href: string;
   readonly text: string;
+  /** Open in the top window (links back into the LMS). */
+  readonly top?: boolean;
 }
 
 /**
@@ -95,7 +97,8 @@ export function exbPage(options: {
   head?: string;
 }): string {
   const links = (options.links ?? [])
-    .map((link) => `<p><a class="button" href="${escapeHtml(link.href)}">${escapeHtml(link.text)}</a></p>`)
+    // Links back into the LMS leave the tool frame, so the LMS is not shown inside itself.
+    .map((link) => `<p><a class="button" href="${escapeHtml(link.href)}"${link.top ? ' target="_top"' : ''}>${escapeHtml(link.text)}</a></p>`)
     .join('');
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +

@@ -135,7 +135,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
         exbPage({
           title: 'This link is not valid',
           paragraphs: ['Open the quiz from your course in the LMS and download the configuration again.'],
-          links: [{ href: config.lmsUrl, text: 'Go to the LMS' }],
+          links: [{ href: config.lmsUrl, text: 'Go to the LMS', top: true }],
           bootstrap: { view: 'exb-launch-handoff', available: false },
         }),
       );
@@ -147,7 +147,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
         exbPage({
           title: 'The exam browser was already started',
           paragraphs: ['This link opens the exam browser only once. To start again, download a new configuration from the quiz.'],
-          links: [{ href: returnUrl, text: 'Back to the course' }],
+          links: [{ href: returnUrl, text: 'Back to the course', top: true }],
           bootstrap: { view: 'exb-launch-handoff', available: false, lmsReturnUrl: returnUrl },
         }),
       );
@@ -163,7 +163,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
         ],
         links: [
           { href: exbLaunchUrl, text: 'Open the exam browser' },
-          { href: returnUrl, text: purpose === 'student-list' ? 'Back to the quiz list' : 'Back to the course' },
+          { href: returnUrl, text: purpose === 'student-list' ? 'Back to the quiz list' : 'Back to the course', top: true },
         ],
         bootstrap: { view: 'exb-launch-handoff', available: true, exbLaunchUrl, lmsReturnUrl: returnUrl, purpose },
         head: `<meta http-equiv="refresh" content="0;url=${escapeHtml(exbLaunchUrl)}">`,
