@@ -1,25 +1,9 @@
+import { ADMIN_AND_APPLICATION_SCOPES, APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { compilePath } from './paths.js';
 
-/** The scope sets of the service's developer key (Document 1): application scopes, and administrator additions. */
-export const APPLICATION_SCOPES = [
-  'url:GET|/api/v1/courses',
-  'url:GET|/api/v1/courses/:course_id/quizzes',
-  'url:GET|/api/v1/courses/:course_id/assignments',
-  'url:GET|/api/quiz/v1/courses/:course_id/quizzes/:assignment_id',
-  'url:PUT|/api/v1/courses/:course_id/quizzes/:id',
-  'url:PATCH|/api/quiz/v1/courses/:course_id/quizzes/:assignment_id',
-  'url:GET|/api/v1/login/session_token',
-] as const;
-
-export const ADMIN_SCOPES = [
-  ...APPLICATION_SCOPES,
-  'url:GET|/api/v1/accounts/:id',
-  'url:GET|/api/v1/accounts/:account_id/permissions',
-  'url:GET|/api/v1/accounts/:account_id/courses',
-  'url:GET|/api/v1/accounts/:account_id/terms',
-  'url:GET|/api/v1/courses/:id',
-  'url:GET|/api/v1/courses/:course_id/quizzes/:id',
-] as const;
+/** The scope sets of the service's developer key (Document 1); the administrator set includes the application scopes. */
+export { APPLICATION_SCOPES };
+export const ADMIN_SCOPES = ADMIN_AND_APPLICATION_SCOPES;
 
 export interface UrlScope {
   method: string;

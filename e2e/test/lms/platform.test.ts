@@ -227,12 +227,14 @@ describe('id_token claims', () => {
     const claims = await claimsOf({ person: 'administrator', placement: 'account_navigation' });
     expect(claims[`${LTI_CLAIM}roles`]).toEqual([LTI_ROLES.institutionAdministrator, LTI_ROLES.systemUser]);
     expect(claims[`${LTI_CLAIM}context`]).toEqual({ id: expect.stringMatching(/^[0-9a-f]{40}$/), title: 'Example University', type: ['Account'] });
-    expect(claims[`${LTI_CLAIM}custom`]).toEqual({
+    // Placement fields override the tool-level (course) fields; a course variable stays literal outside a course.
+    expect(claims[`${LTI_CLAIM}custom`]).toMatchObject({
       lms_user_id: '1',
       exb_launch_surface: 'account_admin',
       lms_account_id: '1',
       lms_root_account_id: '1',
       lms_user_is_root_account_admin: true,
+      lms_course_id: '$Lms.course.id',
     });
     const sub = await claimsOf({ person: 'subaccount-admin', placement: 'account_navigation', accountId: 2 });
     // A sub-account administrator has the same role claim; only the substitution tells them apart.

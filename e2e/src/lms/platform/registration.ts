@@ -1,4 +1,4 @@
-import { ACCOUNT_ADMIN_CUSTOM_FIELDS, COURSE_CUSTOM_FIELDS } from '@exb/shared/lti-custom-fields.js';
+import { buildRegistrationDocument } from '@exb/server/domain/lti-registration.js';
 import { z } from 'zod';
 
 export interface PlacementConfig {
@@ -70,51 +70,9 @@ const registrationSchema = z.looseObject({
     .default([]),
 });
 
-/** The registration document Document 1 describes, as the service serves it at `/lti/config`. */
+/** The registration document the service serves at `/lti/config`, built by the service's own code. */
 export function defaultRegistrationDocument(toolBaseUrl: string): Record<string, unknown> {
-  const launchUrl = `${toolBaseUrl}/lti/launch`;
-  return {
-    title: 'Exam browser enforcement',
-    description: 'Requires chosen quizzes to be taken inside a secure exam browser.',
-    oidc_initiation_url: `${toolBaseUrl}/lti/login`,
-    target_link_uri: launchUrl,
-    public_jwk_url: `${toolBaseUrl}/.well-known/jwks.json`,
-    scopes: [],
-    extensions: [
-      {
-        platform: 'canvas.instructure.com',
-        privacy_level: 'public',
-        settings: {
-          text: 'Exam browser enforcement',
-          placements: [
-            {
-              placement: 'course_navigation',
-              message_type: 'LtiResourceLinkRequest',
-              target_link_uri: launchUrl,
-              text: 'Exam browser',
-              visibility: 'members',
-              default: 'enabled',
-              enabled: true,
-              custom_fields: { ...COURSE_CUSTOM_FIELDS },
-            },
-            {
-              placement: 'account_navigation',
-              message_type: 'LtiResourceLinkRequest',
-              target_link_uri: launchUrl,
-              text: 'Exam browser administration',
-              visibility: 'admins',
-              required_permissions: 'manage_course_content_edit',
-              default: 'enabled',
-              enabled: true,
-              display_type: 'full_width_in_context',
-              root_account_only: true,
-              custom_fields: { ...ACCOUNT_ADMIN_CUSTOM_FIELDS },
-            },
-          ],
-        },
-      },
-    ],
-  };
+  return buildRegistrationDocument({ baseUrl: toolBaseUrl, lmsPlatform: 'canvas.instructure.com', courseNavigationVisibleToStudents: true });
 }
 
 /**
