@@ -1,8 +1,8 @@
 import { Checkbox, Flex, Link, Pill, ScreenReaderContent, Spinner, Text } from '@instructure/ui';
-import { useMutation } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { useMutation, useMutationState } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { useAnnouncer } from '../../components/Announcer';
-import { readServerError, useTRPC, type ServerError } from '../../lib/trpc';
+import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import type { Assessment, AssessmentSetting } from './model';
 import { useSettingWriter } from './queries';
@@ -29,10 +29,11 @@ export function EnforcementToggle({
   const connection = useConnection();
   const writeSetting = useSettingWriter();
   const [announcement, announce] = useAnnouncer();
-  const [failure, setFailure] = useState<ServerError | null>(null);
-  const mutation = useMutation(
-    trpc.instructor.enforcement.setRequired.mutationOptions({
-      onMutate: () => setFailure(null),
+  // The outcome lives in the mutation cache, not in this component, so a refusal stays visible when the row is drawn
+  // anew (a refetch, a layout change).
+  const mutationKey = ['enforcement-toggle', assessment.courseId, assessment.id];
+  const mutation = useMutation({
+    ...trpc.instructor.enforcement.setRequired.mutationOptions({
       onSuccess: (result, input) => {
         writeSetting(assessment.id, result.setting);
         announce(
@@ -41,13 +42,13 @@ export function EnforcementToggle({
             : `${assessment.title}: the exam browser is no longer required.`,
         );
       },
-      onError: (error) => {
-        const refusal = readServerError(error);
-        setFailure(refusal);
-        announce(`${assessment.title}: ${refusal.message}`, 'assertive');
-      },
+      onError: (error) => announce(`${assessment.title}: ${readServerError(error).message}`, 'assertive'),
     }),
-  );
+    mutationKey,
+  });
+  const outcomes = useMutationState({ filters: { mutationKey, exact: true }, select: (entry) => entry.state });
+  const last = outcomes[outcomes.length - 1];
+  const failure = last?.status === 'error' ? readServerError(last.error) : null;
 
   const required = setting.exbRequired;
   const checked = mutation.isPending && mutation.variables ? mutation.variables.required : required;
