@@ -13,7 +13,8 @@ interface CommandContext {
   print(line: string): void;
 }
 
-type Command = { summary: string; run(ctx: CommandContext): Promise<void> };
+/** A command returns its exit status; nothing returned means success. */
+type Command = { summary: string; run(ctx: CommandContext): Promise<number | void> };
 
 /** Maintenance commands: `npm run cli -- <command>`. */
 export const commands: Record<string, Command> = {
@@ -29,6 +30,8 @@ export const commands: Record<string, Command> = {
     async run({ config, db, logger, print }) {
       const report = await migrateTokens(config, db.orm, logger);
       for (const line of describeMigrationReport(report, config.secrets.tokenEncryptionKeys[0]!.kid)) print(line);
+      // Rows no key opens need an operator's attention (a key dropped too early); a script must be able to tell.
+      return report.unreadable > 0 ? 3 : 0;
     },
   },
   'migrations:pending': {
@@ -55,11 +58,10 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolSize: 2 });
   try {
-    await command.run({ config, db, logger, print });
+    return (await command.run({ config, db, logger, print })) ?? 0;
   } finally {
     await db.close();
   }
-  return 0;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -204,6 +204,12 @@ describe('LMS token records', () => {
       const withoutOldKey = new LmsTokenRepository(t.db.orm, new TokenKeyring([KEY_B]), logger);
       expect(await withoutOldKey.migrateTokens()).toEqual({ scanned: 1, legacyEncrypted: 0, reencrypted: 0, alreadyCurrent: 0, unreadable: 1 });
       expect((await rows('4'))[0]!.access_token_ciphertext!.equals(before.access_token_ciphertext!)).toBe(true);
+
+      // The command reports the same and exits non-zero, so a rotation script stops before dropping the old key.
+      const env = { NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: t.dataDir, DATABASE_URL: t.databaseUrl, TOKEN_ENCRYPTION_KEYS: keysEnv(KEY_B) };
+      const lines: string[] = [];
+      expect(await runCli(['migrate-tokens'], env, (line) => lines.push(line) > 0)).toBe(3);
+      expect(lines.join('\n')).toContain('could not be decrypted');
     });
 
     it('runs as `npm run cli -- migrate-tokens` and reports the counts', async () => {
