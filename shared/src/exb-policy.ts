@@ -288,6 +288,14 @@ const PATTERN_SYNTAX = /[*\\^|{}[\]]|\(\?|\$$/;
  * browsers repair silently (`https:host`, backslashes, percent-encoded hosts), so what was reviewed is what is allowed.
  * The fragment is dropped: browsers never send it, so it cannot narrow a rule.
  */
+/**
+ * Whether an exact URL can be written as an exam-browser URL filter rule. The filter syntax reads whatever precedes an
+ * `@` as user info and the query `.` as "no query", so such URLs would allow something other than what was entered.
+ */
+export function isFilterExpressible(href: string): boolean {
+  return !href.includes('@') && new URL(href).search !== '?.';
+}
+
 export function normalizeExactHttpsUrl(value: unknown): ValueCheck<string> {
   if (typeof value !== 'string') return { ok: false, message: 'Expected an https:// URL' };
   const raw = value.trim();
@@ -311,6 +319,9 @@ export function normalizeExactHttpsUrl(value: unknown): ValueCheck<string> {
   url.hash = '';
   const normalized = url.href;
   if (normalized.length > EXB_POLICY_LIMITS.urlLength) return { ok: false, message: 'URL is too long' };
+  if (!isFilterExpressible(normalized)) {
+    return { ok: false, message: 'The exam browser cannot allow exactly this URL ("@" in the address or the query ".")' };
+  }
   return { ok: true, value: normalized };
 }
 

@@ -7,6 +7,7 @@ import {
   isEquivalentTool,
   isPublicSuffix,
   mergeInstructorToolCatalog,
+  isFilterExpressible,
   normalizeExactHttpsUrl,
   normalizeExternalTool,
   normalizeHostname,
@@ -528,5 +529,22 @@ describe('exbPasswordSchema', () => {
     for (const bad of ['', 'pässword', 'tab\there', 'x'.repeat(EXB_POLICY_LIMITS.passwordLength + 1)]) {
       expect(exbPasswordSchema.safeParse(bad).success).toBe(false);
     }
+  });
+});
+
+describe('URLs the exam-browser filter cannot express', () => {
+  it.each([
+    'https://tools.example.org/share@team',
+    'https://tools.example.org/page?user=a@b',
+    'https://tools.example.org/page?.',
+  ])('rejects %s at save time', (value) => {
+    const result = normalizeExactHttpsUrl(value);
+    expect(result.ok).toBe(false);
+    expect(isFilterExpressible(value)).toBe(false);
+  });
+
+  it('accepts an ordinary exact URL', () => {
+    expect(isFilterExpressible('https://tools.example.org/page?q=1')).toBe(true);
+    expect(normalizeExactHttpsUrl('https://tools.example.org/page?q=1').ok).toBe(true);
   });
 });

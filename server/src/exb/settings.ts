@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  isFilterExpressible,
   normalizeHostname,
   normalizeToolUrl,
   normalizeUrlRules,
@@ -104,13 +105,10 @@ const baseSchema = z.object({
 
 type ExpressionCheck = { ok: true; value: string } | { ok: false; message: string; path: PolicyPath };
 
-/**
- * An exact URL as a filter expression (`scheme://.host/path?query`), or why it cannot be one. The filter syntax reads
- * whatever precedes an `@` as user info and the query `.` as "no query", so such URLs would allow something else.
- */
+/** An exact URL as a filter expression (`scheme://.host/path?query`), or why it cannot be one. */
 function exactUrlExpression(href: string, path: PolicyPath): ExpressionCheck {
   const url = new URL(href);
-  if (href.includes('@') || url.search === '?.') {
+  if (!isFilterExpressible(href)) {
     return { ok: false, message: 'URL cannot be written as an exact filter rule ("@" or the query ".")', path };
   }
   return { ok: true, value: `${url.protocol}//.${url.host}${url.pathname}${url.search}` };
