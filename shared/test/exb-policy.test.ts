@@ -22,7 +22,7 @@ import {
   videoToolUrl,
   type ExternalToolConfig,
   type PolicyResult,
-} from '../src/exb-policy.js';
+} from '../src/exb-policy/index.js';
 
 const BASE = 'https://exb.example.edu';
 
@@ -185,7 +185,7 @@ describe('normalizeUrlRules', () => {
   });
 
   it('reports URL errors as INVALID_EXB_URL_POLICY with the path', () => {
-    const error = err(normalizeUrlRules([{ match: 'exact', value: 'https://example.edu/' }, { match: 'exact', value: 'https://*.x.edu/' }], ['urlRules']));
+    const error = err(normalizeUrlRules([{ match: 'exact', value: 'https://example.edu/app' }, { match: 'exact', value: 'https://*.x.edu/' }], ['urlRules']));
     expect(error).toMatchObject({ errorCode: 'INVALID_EXB_URL_POLICY', path: ['urlRules', 1, 'value'] });
     expect(error.message).not.toContain('x.edu');
   });
@@ -195,7 +195,7 @@ describe('normalizeUrlRules', () => {
     expect(err(normalizeUrlRules([{ match: 'regex', value: '.*' }])).errorCode).toBe('INVALID_EXB_URL_POLICY');
     expect(err(normalizeUrlRules([{ match: 'exact' }])).path).toEqual([0, 'value']);
     expect(err(normalizeUrlRules([null])).errorCode).toBe('INVALID_EXB_URL_POLICY');
-    expect(err(normalizeUrlRules([{ match: 'exact', value: 'https://example.edu/', label: 'a\u202eb' }])).path).toEqual([0, 'label']);
+    expect(err(normalizeUrlRules([{ match: 'exact', value: 'https://example.edu/app', label: 'a\u202eb' }])).path).toEqual([0, 'label']);
   });
 
   it('reports domain errors as INVALID_EXB_DOMAIN_POLICY', () => {
@@ -228,9 +228,9 @@ describe('normalizeUrlRules', () => {
   });
 
   it('ignores prototype keys in hostile input', () => {
-    const hostile = JSON.parse('[{"match":"exact","value":"https://example.edu/","__proto__":{"polluted":true}}]');
+    const hostile = JSON.parse('[{"match":"exact","value":"https://example.edu/app","__proto__":{"polluted":true}}]');
     const rules = ok(normalizeUrlRules(hostile));
-    expect(rules).toEqual([{ match: 'exact', value: 'https://example.edu/' }]);
+    expect(rules).toEqual([{ match: 'exact', value: 'https://example.edu/app' }]);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -295,7 +295,7 @@ describe('video links', () => {
   it('leaves other tool URLs to the exact-URL rule', () => {
     expect(ok(normalizeToolUrl('https://Calc.Example.EDU/app#x', BASE))).toBe('https://calc.example.edu/app');
     expect(err(normalizeToolUrl('http://calc.example.edu/', BASE))).toMatchObject({ errorCode: 'INVALID_EXB_TOOL_POLICY' });
-    expect(() => normalizeToolUrl('https://calc.example.edu/', 'not a url')).toThrow(TypeError);
+    expect(() => normalizeToolUrl('https://calc.example.edu/app', 'not a url')).toThrow(TypeError);
     expect(() => videoToolUrl(BASE, 'bad')).toThrow(RangeError);
   });
 });
@@ -306,7 +306,7 @@ describe('normalizeExternalTool', () => {
       normalizeExternalTool(
         {
           label: '  Calculator ',
-          url: 'https://Calc.Example.edu/',
+          url: 'https://Calc.Example.edu/app',
           resourceRules: [{ match: 'domain', value: 'CDN.example.edu', broadDomainConfirmed: true }],
         },
         { baseUrl: BASE, assignId: () => 'tool-1' },
@@ -315,7 +315,7 @@ describe('normalizeExternalTool', () => {
     expect(tool).toEqual({
       id: 'tool-1',
       label: 'Calculator',
-      url: 'https://calc.example.edu/',
+      url: 'https://calc.example.edu/app',
       resourceRules: [{ match: 'domain', value: 'cdn.example.edu', broadDomainConfirmed: true }],
       managedByAdmin: false,
       enabled: true,
@@ -324,7 +324,7 @@ describe('normalizeExternalTool', () => {
   });
 
   it('assigns a random UUID when no id generator is given', () => {
-    const tool = ok(normalizeExternalTool({ label: 'A', url: 'https://a.example.edu/' }, { baseUrl: BASE }));
+    const tool = ok(normalizeExternalTool({ label: 'A', url: 'https://a.example.edu/app' }, { baseUrl: BASE }));
     expect(tool.id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -332,16 +332,16 @@ describe('normalizeExternalTool', () => {
     const cases: [unknown, (string | number)[]][] = [
       [{ id: 't', label: 'A', url: 'http://a.example.edu/' }, ['url']],
       [{ id: 't', label: 'A', url: 'https://*.example.edu/' }, ['url']],
-      [{ id: 't', label: 'A', url: 'https://a.example.edu/', resourceRules: [{ match: 'domain', value: 'example.edu' }] }, ['resourceRules', 0, 'broadDomainConfirmed']],
-      [{ id: 't', label: 'A', url: 'https://a.example.edu/', resourceRules: [{ match: 'exact', value: 'https://x.edu/.*' }] }, ['resourceRules', 0, 'value']],
-      [{ id: 't', label: 'A', url: 'https://a.example.edu/', resourceRules: [{ match: 'domain', value: '*.x.edu', broadDomainConfirmed: true }] }, ['resourceRules', 0, 'value']],
-      [{ id: 't', label: '   ', url: 'https://a.example.edu/' }, ['label']],
-      [{ id: 't', label: 'a\u0007b', url: 'https://a.example.edu/' }, ['label']],
-      [{ id: 'bad id', label: 'A', url: 'https://a.example.edu/' }, ['id']],
-      [{ id: 't', label: 'A', url: 'https://a.example.edu/', presetId: 'not-a-uuid' }, ['presetId']],
-      [{ id: 't', label: 'A'.repeat(81), url: 'https://a.example.edu/' }, ['label']],
+      [{ id: 't', label: 'A', url: 'https://a.example.edu/app', resourceRules: [{ match: 'domain', value: 'example.edu' }] }, ['resourceRules', 0, 'broadDomainConfirmed']],
+      [{ id: 't', label: 'A', url: 'https://a.example.edu/app', resourceRules: [{ match: 'exact', value: 'https://x.edu/.*' }] }, ['resourceRules', 0, 'value']],
+      [{ id: 't', label: 'A', url: 'https://a.example.edu/app', resourceRules: [{ match: 'domain', value: '*.x.edu', broadDomainConfirmed: true }] }, ['resourceRules', 0, 'value']],
+      [{ id: 't', label: '   ', url: 'https://a.example.edu/app' }, ['label']],
+      [{ id: 't', label: 'a\u0007b', url: 'https://a.example.edu/app' }, ['label']],
+      [{ id: 'bad id', label: 'A', url: 'https://a.example.edu/app' }, ['id']],
+      [{ id: 't', label: 'A', url: 'https://a.example.edu/app', presetId: 'not-a-uuid' }, ['presetId']],
+      [{ id: 't', label: 'A'.repeat(81), url: 'https://a.example.edu/app' }, ['label']],
       [{ id: 't', label: 'A' }, ['url']],
-      ['https://a.example.edu/', []],
+      ['https://a.example.edu/app', []],
     ];
     for (const [input, path] of cases) {
       expect(err(normalizeExternalTool(input, options, ['externalTools', 0]))).toMatchObject({
@@ -350,15 +350,15 @@ describe('normalizeExternalTool', () => {
       });
     }
     const tooMany = Array.from({ length: EXB_POLICY_LIMITS.resourceRules + 1 }, (_, i) => ({ match: 'exact', value: `https://x.edu/${i}` }));
-    expect(err(normalizeExternalTool({ id: 't', label: 'A', url: 'https://a.example.edu/', resourceRules: tooMany }, options)).errorCode).toBe(
+    expect(err(normalizeExternalTool({ id: 't', label: 'A', url: 'https://a.example.edu/app', resourceRules: tooMany }, options)).errorCode).toBe(
       'INVALID_EXB_TOOL_POLICY',
     );
   });
 
   it('compares tools by what they allow', () => {
-    const a = ok(normalizeExternalTool({ id: 'a', label: 'A', url: 'https://a.example.edu/', resourceRules: [{ match: 'exact', value: 'https://x.edu/1' }, { match: 'exact', value: 'https://x.edu/2' }] }, options));
-    const b = ok(normalizeExternalTool({ id: 'b', label: 'B', url: 'https://A.example.edu/', resourceRules: [{ match: 'exact', value: 'https://x.edu/2', label: 'two' }, { match: 'exact', value: 'https://x.edu/1' }] }, options));
-    const c = ok(normalizeExternalTool({ id: 'c', label: 'A', url: 'https://a.example.edu/', resourceRules: [{ match: 'exact', value: 'https://x.edu/1' }] }, options));
+    const a = ok(normalizeExternalTool({ id: 'a', label: 'A', url: 'https://a.example.edu/app', resourceRules: [{ match: 'exact', value: 'https://x.edu/1' }, { match: 'exact', value: 'https://x.edu/2' }] }, options));
+    const b = ok(normalizeExternalTool({ id: 'b', label: 'B', url: 'https://A.example.edu/app', resourceRules: [{ match: 'exact', value: 'https://x.edu/2', label: 'two' }, { match: 'exact', value: 'https://x.edu/1' }] }, options));
+    const c = ok(normalizeExternalTool({ id: 'c', label: 'A', url: 'https://a.example.edu/app', resourceRules: [{ match: 'exact', value: 'https://x.edu/1' }] }, options));
     expect(isEquivalentTool(a, b)).toBe(true);
     expect(isEquivalentTool(a, c)).toBe(false);
   });
@@ -368,14 +368,14 @@ describe('normalizeToolCatalog', () => {
   it('keeps administrator fields and refuses duplicate ids', () => {
     const presetId = '3f2b8c1e-4d5a-4b6c-8d7e-9f0a1b2c3d4e';
     const catalog = ok(
-      normalizeToolCatalog([{ id: 'm', label: 'M', url: 'https://m.example.edu/', managedByAdmin: true, presetId: presetId.toUpperCase() }], options),
+      normalizeToolCatalog([{ id: 'm', label: 'M', url: 'https://m.example.edu/app', managedByAdmin: true, presetId: presetId.toUpperCase() }], options),
     );
     expect(catalog[0]).toMatchObject({ managedByAdmin: true, presetId });
-    expect(err(normalizeToolCatalog([{ id: 'x', label: 'A', url: 'https://a.example.edu/' }, { id: 'x', label: 'B', url: 'https://b.example.edu/' }], options))).toMatchObject({
+    expect(err(normalizeToolCatalog([{ id: 'x', label: 'A', url: 'https://a.example.edu/app' }, { id: 'x', label: 'B', url: 'https://b.example.edu/app' }], options))).toMatchObject({
       errorCode: 'INVALID_EXB_TOOL_POLICY',
       path: [1, 'id'],
     });
-    const tooMany = Array.from({ length: EXB_POLICY_LIMITS.catalogTools + 1 }, (_, i) => ({ id: `t${i}`, label: 'T', url: 'https://a.example.edu/' }));
+    const tooMany = Array.from({ length: EXB_POLICY_LIMITS.catalogTools + 1 }, (_, i) => ({ id: `t${i}`, label: 'T', url: 'https://a.example.edu/app' }));
     expect(err(normalizeToolCatalog(tooMany, options)).errorCode).toBe('INVALID_EXB_TOOL_POLICY');
     expect(err(normalizeToolCatalog({}, options)).errorCode).toBe('INVALID_EXB_TOOL_POLICY');
   });
@@ -395,7 +395,7 @@ describe('mergeInstructorToolCatalog', () => {
   const own: ExternalToolConfig = {
     id: 'own',
     label: 'Own notes',
-    url: 'https://notes.example.edu/',
+    url: 'https://notes.example.edu/app',
     resourceRules: [],
     managedByAdmin: false,
     enabled: true,
@@ -413,7 +413,7 @@ describe('mergeInstructorToolCatalog', () => {
   });
 
   it.each([
-    ['url', { url: 'https://other.example/' }],
+    ['url', { url: 'https://other.example/app' }],
     ['label', { label: 'Renamed' }],
     ['resourceRules', { resourceRules: [] }],
     ['resourceRules', { resourceRules: [{ match: 'domain', value: 'school.example', broadDomainConfirmed: true }] }],
@@ -433,11 +433,11 @@ describe('mergeInstructorToolCatalog', () => {
 
   it('makes every other tool an instructor tool', () => {
     const merged = ok(
-      mergeInstructorToolCatalog(existing, [{ id: 'own', label: 'Renamed notes', url: 'https://notes.example.edu/', presetId }], options),
+      mergeInstructorToolCatalog(existing, [{ id: 'own', label: 'Renamed notes', url: 'https://notes.example.edu/app', presetId }], options),
     );
     expect(merged).toEqual([{ ...own, label: 'Renamed notes' }, managed]);
     expect(merged[0]).not.toHaveProperty('presetId');
-    const error = err(mergeInstructorToolCatalog(existing, [{ id: 'new', label: 'N', url: 'https://n.example.edu/', managedByAdmin: true }], options));
+    const error = err(mergeInstructorToolCatalog(existing, [{ id: 'new', label: 'N', url: 'https://n.example.edu/app', managedByAdmin: true }], options));
     expect(error).toMatchObject({ errorCode: 'INVALID_EXB_TOOL_POLICY', path: [0, 'managedByAdmin'] });
   });
 
@@ -446,7 +446,7 @@ describe('mergeInstructorToolCatalog', () => {
     expect(err(mergeInstructorToolCatalog(existing, [{ id: 'x', label: 'X', url: 'http://x.example.edu/' }], options)).errorCode).toBe(
       'INVALID_EXB_TOOL_POLICY',
     );
-    const full = Array.from({ length: EXB_POLICY_LIMITS.catalogTools }, (_, i) => ({ id: `t${i}`, label: 'T', url: 'https://a.example.edu/' }));
+    const full = Array.from({ length: EXB_POLICY_LIMITS.catalogTools }, (_, i) => ({ id: `t${i}`, label: 'T', url: 'https://a.example.edu/app' }));
     expect(err(mergeInstructorToolCatalog(existing, full, options)).errorCode).toBe('INVALID_EXB_TOOL_POLICY');
     expect(ok(mergeInstructorToolCatalog(existing, full.slice(1), options))).toHaveLength(EXB_POLICY_LIMITS.catalogTools);
   });
@@ -466,7 +466,7 @@ describe('normalizeQuizOnlyTools', () => {
   });
 
   it('refuses school-managed, duplicate and colliding tools and too many tools', () => {
-    const tool = { id: 'q1', label: 'A', url: 'https://a.example.edu/' };
+    const tool = { id: 'q1', label: 'A', url: 'https://a.example.edu/app' };
     expect(err(normalizeQuizOnlyTools([{ ...tool, managedByAdmin: true }], options)).path).toEqual([0, 'managedByAdmin']);
     expect(err(normalizeQuizOnlyTools([tool, tool], options)).path).toEqual([1, 'id']);
     expect(err(normalizeQuizOnlyTools([tool], { ...options, courseToolIds: ['q1'] })).path).toEqual([0, 'id']);
@@ -508,7 +508,7 @@ describe('checkNoQuizToolDefinitions', () => {
 describe('zod adapters', () => {
   it('carries the error code through a zod schema', () => {
     const schema = policySchema((input) => normalizeUrlRules(input));
-    expect(schema.parse([{ match: 'exact', value: 'https://Example.edu/' }])).toEqual([{ match: 'exact', value: 'https://example.edu/' }]);
+    expect(schema.parse([{ match: 'exact', value: 'https://Example.edu/app' }])).toEqual([{ match: 'exact', value: 'https://example.edu/app' }]);
     const result = schema.safeParse([{ match: 'domain', value: 'example.edu' }]);
     expect(result.success).toBe(false);
     if (!result.success) {

@@ -1,0 +1,136 @@
+/**
+ * Every `error_code` the service answers with, and the HTTP status it answers with. The contract's error tables
+ * (Documents 1 to 3) in one place: the server's refusals take their code, and `DomainError` its status, from here; the
+ * client and the detector compare the codes they read against `ErrorCode`.
+ *
+ * A `null` status marks a code that is only ever reported per item inside a successful answer (a connect result, a copy
+ * result, a preset assignment's failure), never as the status of an answer of its own.
+ *
+ * A few codes are also answered with another status on one route, as the contract asks; the comment beside the code
+ * names it. Everything else answers with the status given here.
+ *
+ * Kept elsewhere, each as one typed list of its own:
+ * - the LTI login and launch refusals shown on the error page: `LTI_ERROR_CODES` in `server/src/lti/errors.ts`;
+ * - the OAuth callback's failure names (the `oauth-error` view, not an `error_code`): `CallbackFailure` in
+ *   `server/src/oauth/callback.ts`.
+ */
+export const ERROR_STATUS = {
+  // Requests the service cannot read, and its own failures
+  INVALID_REQUEST: 400,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+
+  // Sessions, roles and cross-site guards
+  UNAUTHORIZED: 401,
+  /** Also 401 at the OAuth authorization starts and the popup ticket, which need a principal first (Document 1). */
+  LTI_PRINCIPAL_REQUIRED: 403,
+  LTI_STUDENT_REQUIRED: 403,
+  INSTRUCTOR_REQUIRED: 403,
+  ADMIN_REQUIRED: 403,
+  ADMIN_NOT_CONFIRMED: 403,
+  USER_MISMATCH: 403,
+  COURSE_MISMATCH: 403,
+  CROSS_SITE_REQUEST: 403,
+  CORS_NOT_ALLOWED: 403,
+  INVALID_ACTION_TOKEN: 403,
+
+  // LMS OAuth authorization starts (Document 1)
+  CROSS_SITE_AUTHORIZATION_START: 403,
+  OAUTH_ROLE_MISMATCH: 403,
+  OAUTH_USER_MISMATCH: 403,
+  OAUTH_COURSE_MISMATCH: 403,
+  LMS_OAUTH_NOT_CONFIGURED: 503,
+
+  // The LMS's answers, as the domain reports them
+  LMS_AUTHORIZATION_REQUIRED: 401,
+  LMS_PERMISSION_DENIED: 403,
+  LMS_NOT_FOUND: 404,
+  LMS_RATE_LIMITED: 503,
+  LMS_TIMEOUT: 504,
+  LMS_REQUEST_REJECTED: 502,
+  LMS_UNAVAILABLE: 502,
+  LMS_INVALID_RESPONSE: 502,
+  LMS_ACCESS_CODE_NOT_APPLIED: 502,
+
+  // Instructor and administrator settings (Document 2)
+  ASSESSMENT_NOT_FOUND: 404,
+  ASSESSMENT_OPERATION_IN_PROGRESS: 409,
+  COURSE_UPDATE_IN_PROGRESS: 409,
+  COURSE_RESET_IN_PROGRESS: 409,
+  EXB_NOT_ENABLED: 409,
+  EXB_QUIT_PASSWORD_REQUIRED: 409,
+  INVALID_EXB_URL_POLICY: 400,
+  INVALID_EXB_DOMAIN_POLICY: 400,
+  INVALID_EXB_TOOL_POLICY: 400,
+  INVALID_EXB_TOOL_SELECTION: 400,
+  QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED: 400,
+  INVALID_COPY_TARGETS: 400,
+  EXAM_TOOL_NOT_FOUND: 404,
+  EXAM_TOOL_MANAGED: 409,
+  COPY_TARGET_NOT_AUTHORIZED: null,
+  COPY_TARGET_RESET: null,
+  ADMIN_COURSE_NOT_CONNECTED: 404,
+  ADMIN_COURSE_NOT_IN_ACCOUNT: null,
+  INVALID_ADMIN_COURSE_IDS: 400,
+  INVALID_ADMIN_TOOL_PRESET: 400,
+  ADMIN_TOOL_PRESET_NOT_FOUND: 404,
+  ADMIN_TOOL_PRESET_LIMIT: 409,
+  ADMIN_TOOL_PRESET_ASSIGNED: 409,
+  ADMIN_TOOL_PRESET_ROLLOUT_FAILED: 502,
+  ADMIN_TOOL_PRESET_ROLLOUT_LIMIT: 409,
+  /** Not in the contract's table: the overlapping-operation 409 the contract gives every operation lock. */
+  ADMIN_TOOL_PRESET_BUSY: 409,
+  // Course reset (Document 2)
+  ADMIN_COURSE_RESET_CONFIRMATION_REQUIRED: 400,
+  ADMIN_COURSE_RESET_ASSESSMENT_BUSY: 409,
+  ADMIN_COURSE_RESET_ASSESSMENT_IDENTITY_UNAVAILABLE: 409,
+  ADMIN_COURSE_RESET_ROLLBACK_VERIFY_REQUIRED: 409,
+  ADMIN_COURSE_RESET_VERIFY_REQUIRED: 409,
+  // Access-code verification and repair (additions)
+  ASSESSMENT_NOT_IN_LMS: 409,
+  LMS_ACCESS_CODE_HIDDEN: 409,
+  LMS_ACCESS_CODE_MISSING: 409,
+  // Audit trail paging (addition)
+  INVALID_CURSOR: 400,
+  CATALOG_FULL: null,
+  TOOL_ID_TAKEN: null,
+
+  // Student exam-browser routes (Document 3)
+  /** Also 400 on the configuration download, whose failures all answer 400. */
+  LMS_SESSION_AUTHORIZATION_REQUIRED: 403,
+  LMS_SESSION_READINESS_FAILED: 502,
+  /** Also 400 on the configuration download, whose failures all answer 400. */
+  LMS_SESSION_UNAVAILABLE: 503,
+  LMS_COURSE_UNVERIFIED: 403,
+  EXB_CLASSIC_QUIZ_ONLY: 403,
+  EXB_CONFIG_GRANT_INVALID: 403,
+  EXB_CONFIG_UNAVAILABLE: 400,
+  /** Also 400 on the configuration download, whose failures all answer 400. */
+  EXB_CERTIFICATE_UNAVAILABLE: 503,
+  INVALID_EXB_CONFIG_PROOF: 403,
+  INVALID_EXB_PROOF_TOKEN: 403,
+  INVALID_EXB_SETUP_CHECK_PROOF: 403,
+} as const satisfies Record<string, number | null>;
+
+/** A code the service answers with. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** A code that is the status of an answer of its own (not only reported per item). */
+export type AnswerErrorCode = { [C in ErrorCode]: (typeof ERROR_STATUS)[C] extends number ? C : never }[ErrorCode];
+
+/** The status `code` answers with. */
+export function errorStatus<C extends AnswerErrorCode>(code: C): (typeof ERROR_STATUS)[C] {
+  return ERROR_STATUS[code];
+}
+
+/** Whether `value` is a code of this catalogue (for codes read back from storage or from an answer). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+}

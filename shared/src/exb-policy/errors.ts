@@ -1,0 +1,45 @@
+/**
+ * The contract's error codes for refused policies, and the result shapes every validator of this folder returns: the
+ * normalized value, or an error with the code and the path into the submitted body.
+ */
+import type { z } from 'zod';
+import type { ErrorCode } from '../error-codes.js';
+
+export const EXB_POLICY_ERROR_CODES = [
+  'INVALID_EXB_URL_POLICY',
+  'INVALID_EXB_DOMAIN_POLICY',
+  'INVALID_EXB_TOOL_POLICY',
+  'INVALID_EXB_TOOL_SELECTION',
+  'QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED',
+] as const satisfies readonly ErrorCode[];
+
+export type ExbPolicyErrorCode = (typeof EXB_POLICY_ERROR_CODES)[number];
+
+export type PolicyPath = (string | number)[];
+
+export interface ExbPolicyError {
+  readonly errorCode: ExbPolicyErrorCode;
+  /**
+   * Human-readable, in the words of the forms that submit the value (never field names), and free of the submitted
+   * value, so it can be returned as is; the one exception is a host name once it passed the host name rule.
+   */
+  readonly message: string;
+  /** Where in the submitted body the problem is, e.g. `['externalTools', 2, 'resourceRules', 0, 'value']`. */
+  readonly path: PolicyPath;
+}
+
+export type PolicyResult<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ExbPolicyError };
+
+/** Outcome of a single value check, before a caller attaches the error code and path of its context. */
+export type ValueCheck<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+
+/** A refusal with the code and path of the context that found it. */
+export function fail(errorCode: ExbPolicyErrorCode, message: string, path: PolicyPath): { ok: false; error: ExbPolicyError } {
+  return { ok: false, error: { errorCode, message, path } };
+}
+
+/** A refusal from a shape check: zod's first issue, its path appended to the context's. */
+export function firstZodIssue(error: z.ZodError, errorCode: ExbPolicyErrorCode, path: PolicyPath) {
+  const issue = error.issues[0];
+  return fail(errorCode, issue?.message ?? 'Invalid value', [...path, ...((issue?.path ?? []) as PolicyPath)]);
+}

@@ -1,0 +1,38 @@
+/** Validators as zod schemas for route inputs, and the policy error read back from a failed parse. */
+import { z } from 'zod';
+import {
+  EXB_POLICY_ERROR_CODES,
+  type ExbPolicyError,
+  type ExbPolicyErrorCode,
+  type PolicyPath,
+  type PolicyResult,
+} from './errors.js';
+
+/**
+ * Turns a validator into a zod schema for route inputs. A failure becomes one custom issue whose `params.errorCode`
+ * carries the contract code; {@link policyErrorFromZod} reads it back.
+ */
+export function policySchema<T>(validate: (input: unknown) => PolicyResult<T>) {
+  return z.unknown().transform((input, ctx): T => {
+    const result = validate(input);
+    if (result.ok) return result.value;
+    ctx.addIssue({
+      code: 'custom',
+      message: result.error.message,
+      path: result.error.path,
+      params: { errorCode: result.error.errorCode },
+    });
+    return z.NEVER;
+  });
+}
+
+/** The policy error behind a zod error raised by a {@link policySchema}, or `null` for any other failure. */
+export function policyErrorFromZod(error: z.ZodError): ExbPolicyError | null {
+  for (const issue of error.issues) {
+    const code = issue.code === 'custom' ? (issue.params as { errorCode?: unknown } | undefined)?.errorCode : undefined;
+    if (typeof code === 'string' && (EXB_POLICY_ERROR_CODES as readonly string[]).includes(code)) {
+      return { errorCode: code as ExbPolicyErrorCode, message: issue.message, path: issue.path as PolicyPath };
+    }
+  }
+  return null;
+}
