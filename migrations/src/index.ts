@@ -4,6 +4,13 @@ import { Migration20261121100000_lms_oauth_token } from './Migration202611211000
 import { Migration20261121200000_admission_budget } from './Migration20261121200000_admission_budget.js';
 import { Migration20261121300000_settings } from './Migration20261121300000_settings.js';
 import { Migration20261122000000_exb_student } from './Migration20261122000000_exb_student.js';
+import { Migration20261124000000_identity_binding } from './Migration20261124000000_identity_binding.js';
+import { Migration20261125000000_admin_courses } from './Migration20261125000000_admin_courses.js';
+import { Migration20261125050000_audit_entry } from './Migration20261125050000_audit_entry.js';
+import { Migration20261125100000_tool_presets } from './Migration20261125100000_tool_presets.js';
+import { Migration20261125200000_course_reset_receipt } from './Migration20261125200000_course_reset_receipt.js';
+import { Migration20261125300000_access_code_verification } from './Migration20261125300000_access_code_verification.js';
+import { Migration20261125400000_assessment_activity } from './Migration20261125400000_assessment_activity.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -15,4 +22,11 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121200000_admission_budget', class: Migration20261121200000_admission_budget },
   { name: 'Migration20261121300000_settings', class: Migration20261121300000_settings },
   { name: 'Migration20261122000000_exb_student', class: Migration20261122000000_exb_student },
+  { name: 'Migration20261124000000_identity_binding', class: Migration20261124000000_identity_binding },
+  { name: 'Migration20261125000000_admin_courses', class: Migration20261125000000_admin_courses },
+  { name: 'Migration20261125050000_audit_entry', class: Migration20261125050000_audit_entry },
+  { name: 'Migration20261125100000_tool_presets', class: Migration20261125100000_tool_presets },
+  { name: 'Migration20261125200000_course_reset_receipt', class: Migration20261125200000_course_reset_receipt },
+  { name: 'Migration20261125300000_access_code_verification', class: Migration20261125300000_access_code_verification },
+  { name: 'Migration20261125400000_assessment_activity', class: Migration20261125400000_assessment_activity },
 ];

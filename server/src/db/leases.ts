@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { SqlOnClient } from './pg-transaction.js';
 
 /**
  * Named leases in the `lease` table: a lock with an owner and an expiry, shared by every instance. Acquiring is one
@@ -28,4 +29,26 @@ export async function isLeaseHeld(orm: MikroORM, name: string): Promise<boolean>
     [name],
   );
   return rows.length > 0;
+}
+
+/**
+ * Extends a lease this owner still holds unexpired; `false` once it expired or passed to another owner. Inside a
+ * transaction the row lock it takes keeps the lease from being taken over until that transaction ends.
+ */
+export async function renewLease(sql: SqlOnClient, name: string, owner: string, ttlSeconds: number): Promise<boolean> {
+  const rows = await sql.execute<{ owner: string }[]>(
+    `update lease set expires_at = now() + (? * interval '1 second')
+     where name = ? and owner = ? and expires_at > now() returning owner`,
+    [ttlSeconds, name, owner],
+  );
+  return rows.length > 0;
+}
+
+/** The live leases named `name`, or whose names start with `prefix`. */
+export async function liveLeaseNames(orm: MikroORM, name: string, prefix: string): Promise<string[]> {
+  const rows = await orm.em.getConnection().execute<{ name: string }[]>(
+    'select name from lease where expires_at > now() and (name = ? or starts_with(name, ?))',
+    [name, prefix],
+  );
+  return rows.map((row) => row.name);
 }

@@ -2,6 +2,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import type { MigrationObject } from '@mikro-orm/core';
 import { migrations as checkedInMigrations } from '@exb/migrations';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { entities } from './entities/index.js';
 
@@ -13,10 +14,17 @@ export interface DatabaseOptions {
   /** The migrations the service expects; tests pass a longer list to see `/ready` report pending ones. */
   migrations?: MigrationObject[];
   poolSize?: number;
+  /** How long a request waits for a connection (a free one or a new one) before it fails as "database unavailable". */
+  connectTimeoutMs?: number;
 }
+
+/** Long enough for a busy pool to free a connection; short enough that an unreachable server answers 503, not a hang. */
+export const DATABASE_CONNECT_TIMEOUT_MS = 10_000;
 
 export interface Database {
   orm: MikroORM;
+  /** The ORM's own connection pool, for the hot statements that run as named prepared statements. */
+  pool: Pool;
   mode: 'external' | 'embedded';
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
@@ -46,6 +54,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         silent: true,
       },
       pool: { min: 0, max: options.poolSize ?? 10 },
+      driverOptions: { connectionTimeoutMillis: options.connectTimeoutMs ?? DATABASE_CONNECT_TIMEOUT_MS },
       debug: false,
       logger: (message) => logger.debug({ orm: message }, 'orm'),
     });
@@ -56,6 +65,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
   const database: Database = {
     orm,
+    pool: await orm.em.getConnection().getNativeClient(),
     mode: embedded ? 'embedded' : 'external',
     async migrate() {
       const applied = await orm.migrator.up();

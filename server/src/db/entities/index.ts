@@ -4,8 +4,9 @@ import { OneTimeToken } from './one-time-token.js';
 import { Assessment } from './assessment.js';
 import { AssessmentSetting } from './assessment-setting.js';
 import { CourseDefaults } from './course-defaults.js';
+import { LtiContextBinding } from './lti-context-binding.js';
 
 /** Every entity the ORM knows. Add new entities here. */
-export const entities = [OneTimeToken, Lease, LmsOAuthToken, Assessment, AssessmentSetting, CourseDefaults];
+export const entities = [OneTimeToken, Lease, LmsOAuthToken, Assessment, AssessmentSetting, CourseDefaults, LtiContextBinding];
 
-export { Lease, LmsOAuthToken, OneTimeToken, Assessment, AssessmentSetting, CourseDefaults };
+export { Lease, LmsOAuthToken, OneTimeToken, Assessment, AssessmentSetting, CourseDefaults, LtiContextBinding };

@@ -17,6 +17,9 @@ export const LmsOAuthToken = defineEntity({
     lmsGlobalUserId: p.text().nullable(),
     lmsRegion: p.text().nullable(),
     accountId: p.text().nullable(),
+    /** The `(issuer, sub)` whose authorization proved `lmsUserId`; the grant is used for that subject only. */
+    ltiIssuer: p.text().nullable(),
+    ltiSubject: p.text().nullable(),
     tokenKeyId: p.text().nullable(),
     accessTokenCiphertext: p.blob().nullable(),
     refreshTokenCiphertext: p.blob().nullable(),

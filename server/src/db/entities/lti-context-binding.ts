@@ -1,0 +1,18 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/**
+ * A numeric LMS course or account id bound to the signed `context.id` it was proven for (see the migration). Reads and
+ * writes go through `identity/binding-repository.ts`; the entity documents the table for the ORM.
+ */
+export const LtiContextBinding = defineEntity({
+  name: 'LtiContextBinding',
+  tableName: 'lti_context_binding',
+  properties: {
+    issuer: p.text().primary(),
+    contextKind: p.text().primary(),
+    ltiContextId: p.text().primary(),
+    lmsId: p.text(),
+    provenByLmsUserId: p.text(),
+    provenAt: p.datetime().defaultRaw('now()'),
+  },
+});

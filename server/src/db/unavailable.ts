@@ -1,0 +1,43 @@
+/**
+ * Whether an error means the database cannot be reached right now, as opposed to a statement that failed: the one place
+ * that tells them apart. Such errors pass unchanged through the driver (`pg`), its pool and MikroORM (whose exceptions
+ * copy the driver error's `code`), so the error itself is inspected, never its causes: an unrelated network failure
+ * (an outgoing `fetch`) wraps its socket error as a cause and must not read as a database outage.
+ */
+
+/** Socket errors of connecting to or talking with the server. */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** The server is shutting down (administrator, crash) or not accepting connections yet. */
+const UNAVAILABLE_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03']);
+
+/** SQLSTATE class 08: connection exceptions. */
+const CONNECTION_EXCEPTION_CLASS = /^08[0-9A-Z]{3}$/;
+
+/** What `pg` and `pg-pool` throw, without a code, when a connection ends, cannot be made in time, or is unusable. */
+const DRIVER_MESSAGES: readonly RegExp[] = [
+  /^Connection terminated/,
+  /^timeout expired$/,
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+  /^Cannot use a pool after calling end on the pool$/,
+];
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_EXCEPTION_CLASS.test(code)) return true;
+  }
+  return typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message));
+}
