@@ -7,28 +7,44 @@ import fastifySecureSession from '@fastify/secure-session';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { AppConfig } from './config.js';
+import { systemClock, type Clock } from './clock.js';
+import type { AppConfig } from './config/app-config.js';
+import { fastifyTrustProxy } from './config/trust-proxy.js';
 import type { AppContext } from './context.js';
 import type { Database } from './db/orm.js';
-import { CertificateStore } from './exb/certificate-store.js';
+import { loadExbCertificate } from './config/exb-certificate.js';
 import type { ExbRequirementLookup } from './domain/exb-requirement.js';
-import { registerErrorHandlers } from './http/errors.js';
-import { scheduleHousekeeping } from './housekeeping.js';
+import { AccessLogController, registerAccessLog } from './http/access-log.js';
+import { limitBodyTime } from './http/body-deadline.js';
+import { createClientErrorHandler } from './http/client-errors.js';
+import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/errors.js';
+import { notFoundPage } from './http/not-found.js';
+import { OutageLog } from './http/service-unavailable.js';
+import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
+import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
+import { postgresBudget } from './security/admission-budget.js';
 import { registerPublicRoutes } from './http/public.js';
 import { registerLtiRoutes } from './http/lti.js';
 import { registerExbLaunchRoutes } from './http/exb-launch.js';
 import { registerExbPublicRoutes } from './http/exb-public.js';
-import { registerDetectorRoutes } from './http/detector.js';
+import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, registerDetectorRoutes, THEME_LOADER_PATH } from './http/detector.js';
 import { readClientAssets, ShellRenderer } from './http/shell.js';
 import { registerTrpcRoutes } from './http/trpc.js';
 import { registerOAuthRoutes } from './http/oauth.js';
 import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
-import { registerExbConfigRoutes } from './http/exb-config.js';
-import { registerExbProofRoutes } from './http/exb-proof.js';
+import { registerAdminRestRoutes } from './http/admin-rest.js';
+import { CONFIG_DOWNLOAD_PATH, registerExbConfigRoutes } from './http/exb-config.js';
+import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, REQUIREMENT_PATH, registerExbProofRoutes } from './http/exb-proof.js';
 import { registerExbExitRoutes } from './http/exb-exit.js';
+import { registerExbHandoffRoutes } from './http/exb-handoff.js';
 import { registerExbStudentRoutes } from './http/exb-student.js';
-import { createStudentServices, type StudentFlowOptions } from './domain/student/services.js';
+import { createAdminServices } from './domain/admin/admin-services.js';
+import { createManagementServices } from './domain/management-services.js';
+import { createExamBrowserServices, type ExamBrowserOptions } from './domain/exam-browser/services.js';
 import { ActionTokens } from './security/action-token.js';
+import { AuditLog } from './audit/audit-log.js';
+import { BindingRepository } from './identity/binding-repository.js';
+import { IdentityService } from './identity/identity-service.js';
 import { createOAuthServices, type OAuthServiceOptions } from './oauth/services.js';
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
@@ -36,7 +52,8 @@ import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-co
 import { loadToolKeys } from './security/tool-keys.js';
 import { LtiAdmission } from './lti/admission.js';
 import { TransactionBinder } from './lti/login-state.js';
-import { PlatformKeySet } from './lti/platform-keys.js';
+import { LoginStateStore } from './lti/login-state-store.js';
+import { PlatformKeySet, type PlatformKeySetOptions } from './lti/platform-keys.js';
 
 export interface BuildAppOptions {
   config: AppConfig;
@@ -48,63 +65,146 @@ export interface BuildAppOptions {
   exbRequirement?: ExbRequirementLookup;
   /** Tunes the LMS client and token refresh (tests: shorter deadlines and polling). */
   oauth?: OAuthServiceOptions;
-  /** Tunes the student exam-browser flow (tests: a controllable clock, small budgets). */
-  exbStudent?: StudentFlowOptions;
+  /** The service clock every stored lifetime is measured with (tests: a controllable one); real time by default. */
+  clock?: Clock;
+  /** Tunes the student exam-browser flow (tests: small budgets). */
+  examBrowser?: ExamBrowserOptions;
+  /** Overrides the connection timeouts (tests: short ones). */
+  timeouts?: Partial<ServerTimeouts>;
+  /** Tunes the LMS key set cache (tests: a controllable clock). */
+  platformKeys?: Pick<PlatformKeySetOptions, 'now' | 'cooldownMs' | 'cacheTtlMs'>;
 }
+
+export interface ServerTimeouts {
+  /** The headers, and then the body, must each arrive within this; otherwise `408` and the connection closes. */
+  requestMs: number;
+  /** A connection without traffic either way for this long is closed (longer than any handler waits for the LMS). */
+  idleMs: number;
+}
+
+/** Every request the service accepts is a few kilobytes; a client that cannot send one in 30 seconds holds a socket for nothing. */
+export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, idleMs: 90_000 };
 
 export const DEFAULT_CLIENT_DIST_DIR = fileURLToPath(new URL('../../client/dist/', import.meta.url));
 
-// LTI launches carry a signed token of a few kilobytes; nothing the service accepts needs more than this.
+// Nothing the service accepts needs more than this; the launch routes set their own larger cap (`http/launch-body.ts`).
 const BODY_LIMIT_BYTES = 256 * 1024;
+
+/**
+ * The public routes every student's quiz page and exam start calls, thousands of times a minute in an exam window:
+ * their successful answers are counted per minute rather than logged one by one (`http/access-log.ts`).
+ */
+export const HOT_PATHS: ReadonlySet<string> = new Set([
+  REQUIREMENT_PATH,
+  DETECTOR_SCRIPT_PATH,
+  DETECTOR_SCRIPT_ALIAS_PATH,
+  THEME_LOADER_PATH,
+  ACCESS_PROOF_PATH,
+  ACCESS_CODE_PATH,
+  CONFIG_DOWNLOAD_PATH,
+]);
 
 export async function createContext(options: BuildAppOptions): Promise<AppContext> {
   const { config, logger, db } = options;
   const clientDistDir = options.clientDistDir ?? DEFAULT_CLIENT_DIST_DIR;
   const assets = readClientAssets(clientDistDir);
   if (!assets.script) logger.warn({ clientDistDir }, 'client bundle not found; run `npm run build`');
-  const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'));
+  const clock = options.clock ?? systemClock;
+  const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'), clock);
   const oauthServices = createOAuthServices(config, db.orm, oneTimeStore, logger, options.oauth);
-  const pool = await db.orm.em.getConnection().getNativeClient();
-  const exbCertificates = CertificateStore.load(config.exb, logger);
-  const exbStudent = createStudentServices(
-    { config, pool, logger, certificates: exbCertificates, lms: oauthServices.lms, tokens: oauthServices.oauth.tokens },
-    options.exbStudent,
+  const { pool } = db;
+  const exbCertificates = loadExbCertificate(config.exb, logger);
+  const identity = new IdentityService(
+    new BindingRepository(db.orm),
+    oauthServices.oauth.tokens,
+    oauthServices.lms,
+    logger.child({ component: 'identity' }),
   );
+  const examBrowser = createExamBrowserServices(
+    { config, pool, clock, logger, certificates: exbCertificates, lms: oauthServices.lms, tokens: oauthServices.oauth.tokens, identity },
+    options.examBrowser,
+  );
+  const audit = new AuditLog(db.orm);
+  const management = createManagementServices({
+    db,
+    audit,
+    logger,
+    appSecret: config.secrets.appSecret,
+    baseUrl: config.baseUrl,
+    managedExitPassword: config.exb.managedQuitPassword,
+  });
   return {
     config,
     logger,
     db,
     oneTimeStore,
     ...oauthServices,
+    identity,
+    audit,
     toolKeys: await loadToolKeys(config.lti.toolPrivateKeys),
     shell: new ShellRenderer(assets, { lmsOrigin: config.lmsUrl }),
     exbCertificates,
-    platformKeys: new PlatformKeySet({ jwksUrl: config.lti.jwksUrl }),
+    platformKeys: new PlatformKeySet({ jwksUrl: config.lti.jwksUrl, ...options.platformKeys }),
     ltiAdmission: new LtiAdmission(pool, config.lti.budgets),
     transactionBinder: new TransactionBinder(deriveKey(config.secrets.appSecret, 'transaction-binding')),
-    exbRequirement: options.exbRequirement ?? exbStudent.requirement,
-    actionTokens: ActionTokens.fromAppSecret(config.secrets.appSecret, { now: exbStudent.clock }),
-    exbStudent,
+    loginStates: new LoginStateStore(oneTimeStore),
+    exbRequirement: options.exbRequirement ?? examBrowser.requirement,
+    actionTokens: ActionTokens.fromAppSecret(config.secrets.appSecret, { now: clock }),
+    management,
+    admin: createAdminServices({ orm: db.orm, logger, config, management, audit }),
+    examBrowser,
+    databaseOutage: new OutageLog(logger),
   };
+}
+
+/**
+ * The background access-code verifier over a context's database, grants and LMS, with the configured batch size and
+ * call budget (`ACCESS_CODE_VERIFY_*`); `config` replaces them (tests).
+ */
+export function createAccessCodeVerifier(
+  ctx: AppContext,
+  config: AppConfig['accessCodeVerifier'] = ctx.config.accessCodeVerifier,
+): BackgroundVerifier {
+  return new BackgroundVerifier({
+    orm: ctx.db.orm,
+    settings: ctx.management.settings,
+    verification: ctx.management.verification,
+    holderFor: (courseId, preferred) => ctx.oauth.tokens.courseManagerHolder(courseId, preferred),
+    lmsFor: (holder) => ctx.lms.forPrincipal(holder),
+    callBudget: postgresBudget({ name: 'access-code-verifier', points: config.callsPerMinute, durationSeconds: 60 }, ctx.db.pool),
+    logger: ctx.logger.child({ component: 'access-code-verifier' }),
+    config,
+  });
 }
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const ctx = await createContext(options);
   const { config } = ctx;
+  const timeouts = { ...DEFAULT_SERVER_TIMEOUTS, ...options.timeouts };
+  const notFound = notFoundPage(ctx.shell, config.lmsUrl);
   const app = Fastify({
     // pino's Logger is a FastifyBaseLogger; the cast keeps the instance type the default one route modules expect.
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler(notFound),
     genReqId: () => randomUUID(),
+    // The access log (`http/access-log.ts`) writes one line per request at most, and none for the hot paths' successes.
+    logController: new AccessLogController(),
     return503OnClosing: true,
+    requestTimeout: timeouts.requestMs,
+    connectionTimeout: timeouts.idleMs,
+    // Node looks for overdue requests every 30 seconds by default, which would let one live twice its timeout.
+    http: { connectionsCheckingInterval: Math.min(1_000, Math.max(25, Math.floor(timeouts.requestMs / 10))) },
+    clientErrorHandler: createClientErrorHandler(ctx.logger as FastifyBaseLogger),
   });
 
   await app.register(fastifyCookie);
   await app.register(fastifySecureSession, {
     key: deriveKey(config.secrets.appSecret, 'session-cookie'),
     cookieName: SESSION_COOKIE_NAME,
-    cookie: sessionCookieOptions(config.baseUrl),
+    cookie: sessionCookieOptions(),
   });
   await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
   await app.register(fastifyStatic, {
@@ -116,8 +216,16 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     index: false,
   });
 
-  registerErrorHandlers(app);
-  scheduleHousekeeping(app, { oneTimeTokens: ctx.oneTimeStore, examBrowserTokens: ctx.exbStudent.store });
+  registerErrorHandlers(app, { lmsOrigin: config.lmsUrl, databaseOutage: ctx.databaseOutage, notFoundPage: notFound });
+  registerAccessLog(app, HOT_PATHS);
+  limitBodyTime(app, timeouts.requestMs);
+  scheduleHousekeeping(app, {
+    oneTimeTokens: ctx.oneTimeStore,
+    examBrowserTokens: ctx.examBrowser.store,
+    auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
+  });
+  const verifier = createAccessCodeVerifier(ctx);
+  schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
   await registerPublicRoutes(app, ctx);
   await registerLtiRoutes(app, ctx);
   await registerExbLaunchRoutes(app, ctx);
@@ -126,9 +234,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await registerTrpcRoutes(app, ctx);
   await registerOAuthRoutes(app, ctx);
   await registerQuizzesRestRoutes(app, ctx);
+  await registerAdminRestRoutes(app, ctx);
   await registerExbConfigRoutes(app, ctx);
   await registerExbProofRoutes(app, ctx);
   await registerExbExitRoutes(app, ctx);
   await registerExbStudentRoutes(app, ctx);
+  await registerExbHandoffRoutes(app, ctx);
   return app;
 }

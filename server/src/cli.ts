@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
-import { loadConfig, type AppConfig } from './config.js';
+import { loadConfig, type AppConfig } from './config/app-config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { exitOnStartupError } from './main.js';

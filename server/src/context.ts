@@ -1,12 +1,18 @@
 import type { Logger } from 'pino';
-import type { AppConfig } from './config.js';
+import type { AppConfig } from './config/app-config.js';
 import type { Database } from './db/orm.js';
 import type { ExbRequirementLookup } from './domain/exb-requirement.js';
-import type { StudentServices } from './domain/student/services.js';
+import type { AdminServices } from './domain/admin/admin-services.js';
+import type { ManagementServices } from './domain/management-services.js';
+import type { ExamBrowserServices } from './domain/exam-browser/services.js';
 import type { CertificateStore } from './exb/certificate-store.js';
+import type { OutageLog } from './http/service-unavailable.js';
 import type { ShellRenderer } from './http/shell.js';
+import type { AuditLog } from './audit/audit-log.js';
+import type { IdentityService } from './identity/identity-service.js';
 import type { LtiAdmission } from './lti/admission.js';
 import type { TransactionBinder } from './lti/login-state.js';
+import type { LoginStateStore } from './lti/login-state-store.js';
 import type { PlatformKeySet } from './lti/platform-keys.js';
 import type { LmsConnector } from './lms/connector.js';
 import type { OAuthServices } from './oauth/services.js';
@@ -33,14 +39,26 @@ export interface AppContext {
   ltiAdmission: LtiAdmission;
   /** Binds login states to the browser that started the login. */
   transactionBinder: TransactionBinder;
+  /** The login states between login and launch. */
+  loginStates: LoginStateStore;
   /** Whether an assessment requires the exam browser. */
   exbRequirement: ExbRequirementLookup;
   /** OAuth states, the token records, the token endpoint and access tokens with refresh. */
   oauth: OAuthServices;
-  /** The LMS API acting for one user: `ctx.lms.forUser(lmsUserId)`. */
+  /** The append-only audit trail of changes to enforcement and its secrets. */
+  audit: AuditLog;
+  /** Decides whether a principal's LMS ids are proven (launch conflicts, user, course and account bindings). */
+  identity: IdentityService;
+  /** The LMS API acting for one signed identity: `ctx.lms.forPrincipal(principal)`. */
   lms: LmsConnector;
   /** Issues and verifies the HMAC action tokens of the config grant and the administrator mutations. */
   actionTokens: ActionTokens;
+  /** The instructor's management use cases: settings, assessments, enforcement, policies, defaults, tools, reveals. */
+  management: ManagementServices;
+  /** The root-account administrator's use cases: summary, course connections, catalog, terms, course actions. */
+  admin: AdminServices;
   /** The student exam-browser flow: grants, downloads, proofs, redemptions, exits, readiness. */
-  exbStudent: StudentServices;
+  examBrowser: ExamBrowserServices;
+  /** Where every request that found the database unreachable is reported, so an outage is logged once, not per request. */
+  databaseOutage: OutageLog;
 }

@@ -1,7 +1,12 @@
 import { createServer } from 'node:net';
 
-/** Asks the kernel for a free loopback port. */
-export async function freePort(): Promise<number> {
+/**
+ * Ports this process handed out already. The kernel may give a port it just released to the next ask, so two
+ * `freePort()` calls in a row (a service and its LMS) could otherwise get the same one.
+ */
+const handedOut = new Set<number>();
+
+function askKernel(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -11,4 +16,16 @@ export async function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/** Asks the kernel for a free loopback port that this process has not handed out before. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const port = await askKernel();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no unused loopback port after 20 attempts');
 }

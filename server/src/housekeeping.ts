@@ -19,3 +19,23 @@ export function scheduleHousekeeping(app: FastifyInstance, stores: Record<string
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
 }
+
+/**
+ * Runs `task` every `intervalMs` on every instance (`0` switches it off); tasks that must not overlap across instances
+ * take a lease themselves. A run still going when the next is due is not doubled.
+ */
+export function schedulePeriodicTask(app: FastifyInstance, name: string, intervalMs: number, task: () => Promise<unknown>): void {
+  if (intervalMs <= 0) return;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    task()
+      .catch((error: unknown) => app.log.warn({ err: error, task: name }, 'periodic task failed'))
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+}

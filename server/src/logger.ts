@@ -20,7 +20,11 @@ export const REDACTED_PATHS = [
   '*.access_code',
   '*.id_token',
   '*.idToken',
-  '*.code',
+  // OAuth authorization codes, where a query or body is logged; never `*.code`, which would hide every `err.code`.
+  'query.code',
+  'body.code',
+  '*.query.code',
+  '*.body.code',
   '*.state',
   '*.grant',
   '*.token',

@@ -1,17 +1,19 @@
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type AppConfig, type ConfigOptions } from './config/app-config.js';
 import { openDatabase } from './db/orm.js';
 import { createLogger } from './logger.js';
 
 export interface RunningServer {
   url: string;
+  /** The configuration it runs with (the development launcher reads where the development secrets are). */
+  config: AppConfig;
   close(): Promise<void>;
 }
 
 /** Validates the configuration, opens the database (embedded when DATABASE_URL is unset) and starts listening. */
-export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise<RunningServer> {
-  const config = loadConfig(env);
+export async function startServer(env: NodeJS.ProcessEnv = process.env, options: Omit<ConfigOptions, 'cwd'> = {}): Promise<RunningServer> {
+  const config = loadConfig(env, options);
   const logger = createLogger(config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   let app;
@@ -33,7 +35,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env): Promise
     })();
     return closing;
   };
-  return { url: config.baseUrl, close };
+  return { url: config.baseUrl, config, close };
 }
 
 /** Stops cleanly on SIGINT/SIGTERM: in-flight requests finish, new ones get 503, then the database closes. */

@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import {
   LmsAuthorizationRequiredError,
   LmsError,
@@ -16,33 +17,49 @@ export interface KnownErrorOptions {
    * contract's `requiresAuth` answer; without it, a descriptive error.
    */
   readonly reauthorizeUrl?: string;
+  /**
+   * Where an administrator authorizes again (administrator routes): the refusal stays a descriptive error, without the
+   * instructor routes' `requiresAuth`, and names this start as its `authUrl`.
+   */
+  readonly authorizeUrl?: string;
 }
 
 /**
- * Errors of the layers below the domain (LMS client, settings repository) as the refusals the contract names. Returns
- * `null` for anything else, which stays an internal error. Messages never carry LMS bodies, tokens or codes.
+ * Errors of the layers below the domain (LMS client, settings repository, an unreachable database) as the refusals the
+ * contract names. Returns `null` for anything else, which stays an internal error. Messages never carry LMS bodies,
+ * tokens or codes.
  */
 export function domainErrorFrom(error: unknown, options: KnownErrorOptions = {}): DomainError | null {
   if (error instanceof DomainError) return error;
   if (error instanceof SettingsConflictError) return assessmentBusyError();
+  if (isDatabaseUnavailable(error)) {
+    const message = 'The service cannot reach its database at the moment. Try again in a few seconds.';
+    return new DomainError('SERVICE_UNAVAILABLE', message, { cause: error });
+  }
   if (!(error instanceof LmsError)) return null;
   if (error instanceof LmsAuthorizationRequiredError) {
-    const message = 'The LMS authorization has expired or was revoked. Authorize the tool again to continue.';
-    return options.reauthorizeUrl === undefined
-      ? new DomainError(401, 'LMS_AUTHORIZATION_REQUIRED', message, { cause: error })
-      : new DomainError(401, 'LMS_AUTHORIZATION_REQUIRED', message, { requiresAuth: true, authUrl: options.reauthorizeUrl, cause: error });
+    const message =
+      error.reason === 'identity-unproven' || error.reason === 'no-grant'
+        ? 'Connect your LMS account, so the LMS can confirm who you are before the tool acts for you.'
+        : 'The LMS authorization has expired or was revoked. Authorize the tool again to continue.';
+    if (options.reauthorizeUrl !== undefined) {
+      return new DomainError('LMS_AUTHORIZATION_REQUIRED', message, { requiresAuth: true, authUrl: options.reauthorizeUrl, cause: error });
+    }
+    return options.authorizeUrl === undefined
+      ? new DomainError('LMS_AUTHORIZATION_REQUIRED', message, { cause: error })
+      : new DomainError('LMS_AUTHORIZATION_REQUIRED', message, { authUrl: options.authorizeUrl, cause: error });
   }
   if (error instanceof LmsPermissionDeniedError) {
-    return new DomainError(403, 'LMS_PERMISSION_DENIED', 'The LMS did not allow this change with your account.', { cause: error });
+    return new DomainError('LMS_PERMISSION_DENIED', 'The LMS did not allow this change with your account.', { cause: error });
   }
   if (error instanceof LmsNotFoundError) {
-    return new DomainError(404, 'LMS_NOT_FOUND', 'The LMS no longer has this item. Refresh the assessment list.', { cause: error });
+    return new DomainError('LMS_NOT_FOUND', 'The LMS no longer has this item. Refresh the assessment list.', { cause: error });
   }
   if (error instanceof LmsRateLimitedError) {
-    return new DomainError(503, 'LMS_RATE_LIMITED', 'The LMS is busy. Try again in a moment.', { cause: error });
+    return new DomainError('LMS_RATE_LIMITED', 'The LMS is busy. Try again in a moment.', { cause: error });
   }
   if (error instanceof LmsTimeoutError) {
-    return new DomainError(504, 'LMS_TIMEOUT', 'The LMS did not answer in time. Nothing was changed here; try again.', { cause: error });
+    return new DomainError('LMS_TIMEOUT', 'The LMS did not answer in time. Nothing was changed here; try again.', { cause: error });
   }
-  return new DomainError(502, error.code, 'The LMS could not complete the request. Try again in a moment.', { cause: error });
+  return new DomainError(error.code, 'The LMS could not complete the request. Try again in a moment.', { cause: error });
 }

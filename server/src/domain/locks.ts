@@ -28,19 +28,17 @@ export const lockNames = {
 } as const;
 
 export function assessmentBusyError(): DomainError {
-  return new DomainError(
-    409,
-    'ASSESSMENT_OPERATION_IN_PROGRESS',
+  return new DomainError('ASSESSMENT_OPERATION_IN_PROGRESS',
     'Another change to this assessment is in progress. Try again in a moment.',
   );
 }
 
 export function courseUpdateInProgressError(): DomainError {
-  return new DomainError(409, 'COURSE_UPDATE_IN_PROGRESS', 'Another change to this course is in progress. Try again in a moment.');
+  return new DomainError('COURSE_UPDATE_IN_PROGRESS', 'Another change to this course is in progress. Try again in a moment.');
 }
 
 export function courseResetInProgressError(): DomainError {
-  return new DomainError(409, 'COURSE_RESET_IN_PROGRESS', 'This course is being reset. Try again when the reset has finished.');
+  return new DomainError('COURSE_RESET_IN_PROGRESS', 'This course is being reset. Try again when the reset has finished.');
 }
 
 export class ManagementLocks {

@@ -1,13 +1,17 @@
-import type { AppContext } from '../context.js';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.js';
+import { ActivityCounters } from './activity/activity-counters.js';
+import { AssessmentActivityService } from './activity/assessment-activity.js';
 import { AssessmentCache } from './assessments/assessment-cache.js';
 import { AssessmentDiscovery } from './assessments/discovery.js';
 import { AssessmentScope } from './assessments/scope.js';
 import { AssessmentPolicyService } from './assessment-policy/policy-service.js';
 import { CourseDefaultsService } from './course-defaults/course-defaults-service.js';
+import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
 import { ManagementLocks } from './locks.js';
 import { PasswordRevealService } from './password-reveal/password-reveal.js';
-import { createSettingsRepository, type SettingsRepository } from './settings/settings-repository.js';
+import { createSettingsRepository, type SettingsDatabase, type SettingsRepository } from './settings/settings-repository.js';
 import { ToolsCopyService } from './tools-copy/tools-copy-service.js';
 
 /** The management services over one application's database and configuration. */
@@ -18,35 +22,45 @@ export interface ManagementServices {
   readonly locks: ManagementLocks;
   readonly discovery: AssessmentDiscovery;
   readonly enforcement: EnforcementService;
+  readonly verification: AccessCodeVerification;
   readonly policy: AssessmentPolicyService;
   readonly courseDefaults: CourseDefaultsService;
   readonly toolsCopy: ToolsCopyService;
   readonly passwords: PasswordRevealService;
+  /** The teacher's Activity panel: recent changes and exam-day counters. */
+  readonly activity: AssessmentActivityService;
 }
 
-const built = new WeakMap<AppContext, ManagementServices>();
+export interface ManagementDependencies {
+  readonly db: SettingsDatabase;
+  readonly logger: Logger;
+  readonly appSecret: Buffer;
+  /** Where every change to enforcement and its secrets is recorded. */
+  readonly audit: AuditLog;
+  readonly baseUrl: string;
+  /** The operator's server-default exit password (`EXB_MANAGED_QUIT_PASSWORD`), never shown. */
+  readonly managedExitPassword: string | null | undefined;
+}
 
-/** Built once per application context, on first use, so the context stays free of management wiring. */
-export function managementServices(ctx: AppContext): ManagementServices {
-  const existing = built.get(ctx);
-  if (existing) return existing;
-  const { orm } = ctx.db;
-  const managedExitPassword = ctx.config.exb.managedQuitPassword;
-  const settings = createSettingsRepository(orm, ctx.config.secrets.appSecret);
-  const assessments = new AssessmentCache(orm);
-  const locks = new ManagementLocks(orm, ctx.logger);
-  const services: ManagementServices = {
+/** Wires the management services once, at start (`app.ts`), over the shared settings repository and locks. */
+export function createManagementServices(deps: ManagementDependencies): ManagementServices {
+  const { db, logger, baseUrl, managedExitPassword, audit } = deps;
+  const settings = createSettingsRepository(db, deps.appSecret);
+  const assessments = new AssessmentCache(db.orm);
+  const locks = new ManagementLocks(db.orm, logger);
+  const verification = new AccessCodeVerification(settings, logger);
+  return {
     settings,
     assessments,
     scope: new AssessmentScope(assessments, settings),
     locks,
-    discovery: new AssessmentDiscovery(assessments, locks, ctx.logger),
-    enforcement: new EnforcementService({ settings, locks, logger: ctx.logger, managedExitPassword }),
-    policy: new AssessmentPolicyService({ settings, locks, baseUrl: ctx.config.baseUrl }),
-    courseDefaults: new CourseDefaultsService({ settings, locks, baseUrl: ctx.config.baseUrl }),
-    toolsCopy: new ToolsCopyService({ settings, locks, logger: ctx.logger }),
-    passwords: new PasswordRevealService(settings, managedExitPassword),
+    discovery: new AssessmentDiscovery(assessments, locks, logger, verification),
+    enforcement: new EnforcementService({ settings, locks, logger, audit, managedExitPassword, verification }),
+    verification,
+    policy: new AssessmentPolicyService({ settings, locks, audit, baseUrl }),
+    courseDefaults: new CourseDefaultsService({ settings, locks, audit, baseUrl }),
+    toolsCopy: new ToolsCopyService({ settings, locks, logger, audit }),
+    passwords: new PasswordRevealService(settings, managedExitPassword, audit),
+    activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
   };
-  built.set(ctx, services);
-  return services;
 }

@@ -1,13 +1,18 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { ConfigError } from '../config.js';
 import { loadCertificate, type ExbCertificate } from './certificate.js';
 
 /** Smaller RSA keys are no longer considered safe for protecting configurations in transit. */
 export const MIN_CERTIFICATE_MODULUS_BITS = 2048;
 
-const VARIABLE = 'EXB_CONFIG_CERTIFICATE';
+/**
+ * A configured certificate that cannot be used: unreadable, not a certificate, or too weak. The message names the file
+ * and the problem; the configuration layer adds the variable that named the file.
+ */
+export class CertificateUnusableError extends Error {
+  override name = 'CertificateUnusableError';
+}
 
 export interface CertificateStoreOptions {
   configEncryptionEnabled: boolean;
@@ -20,7 +25,7 @@ export type CertificateUnavailableReason = 'encryption-disabled' | 'not-loaded' 
 
 /**
  * The certificate configurations are encrypted for, read once at start. A configured certificate that cannot be used
- * stops the start with a message naming the variable, so an operator never runs a service that silently serves
+ * stops the start (as {@link CertificateUnusableError}), so an operator never runs a service that silently serves
  * unencrypted or unreadable configurations.
  */
 export class CertificateStore {
@@ -47,14 +52,12 @@ export class CertificateStore {
   private static read(options: CertificateStoreOptions): CertificateStore {
     if (!options.configEncryptionEnabled) return new CertificateStore(false, undefined, 0, 0);
     const file = options.certificatePath;
-    if (file === undefined) {
-      throw new ConfigError([`${VARIABLE}: is required while EXB_CONFIG_ENCRYPTION_ENABLED is true`]);
-    }
+    if (file === undefined) throw new CertificateUnusableError('a certificate is required while encryption is enabled');
     let bytes: Buffer;
     try {
       bytes = readFileSync(file);
     } catch (error) {
-      throw new ConfigError([`${VARIABLE}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
+      throw new CertificateUnusableError(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
     return CertificateStore.fromBytes(bytes, file);
   }
@@ -65,13 +68,13 @@ export class CertificateStore {
     try {
       certificate = loadCertificate(bytes);
     } catch (error) {
-      throw new ConfigError([`${VARIABLE}: ${source} is not usable: ${(error as Error).message}`]);
+      throw new CertificateUnusableError(`${source} is not usable: ${(error as Error).message}`);
     }
     const bits = certificate.modulusBytes * 8;
     if (bits < MIN_CERTIFICATE_MODULUS_BITS) {
-      throw new ConfigError([
-        `${VARIABLE}: ${source} has a ${bits}-bit RSA key; at least ${MIN_CERTIFICATE_MODULUS_BITS} bits are required`,
-      ]);
+      throw new CertificateUnusableError(
+        `${source} has a ${bits}-bit RSA key; at least ${MIN_CERTIFICATE_MODULUS_BITS} bits are required`,
+      );
     }
     const x509 = new X509Certificate(certificate.der);
     return new CertificateStore(true, certificate, Date.parse(x509.validFrom), Date.parse(x509.validTo));

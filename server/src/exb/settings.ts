@@ -22,8 +22,9 @@ import type { PlistDict, PlistValue } from './plist.js';
  * matches with or without a trailing slash, and a missing query matches any query.
  *
  * URL rules and tools arrive in the stored policy shapes of `@exb/shared/exb-policy.js` and are checked with the same
- * validators the instructor and administrator routes use, so a policy that could be saved is the policy that is
- * written. The one extra check here is whether an exact URL can be spelled as a filter expression at all.
+ * validators the instructor and administrator routes use, read as stored (`check: 'stored'`): a policy that was saved
+ * is the policy that is written, also when a rule added to the save-time checks since would refuse it today. The one
+ * extra check here is whether an exact URL can be spelled as a filter expression at all.
  */
 
 function parseUrl(value: string): URL | null {
@@ -154,8 +155,8 @@ export const examSettingsInputSchema = baseSchema.transform((input, ctx) => {
   const toolExpressions = collect(
     input.tools.flatMap((tool, index): ExpressionCheck[] => {
       const path: PolicyPath = ['tools', index];
-      const url = normalizeToolUrl(tool.url, input.serviceOrigin, [...path, 'url']);
-      const rules = normalizeUrlRules(tool.resourceRules, [...path, 'resourceRules']);
+      const url = normalizeToolUrl(tool.url, input.serviceOrigin, [...path, 'url'], 'stored');
+      const rules = normalizeUrlRules(tool.resourceRules, [...path, 'resourceRules'], 'stored');
       const checks: ExpressionCheck[] = [];
       checks.push(url.ok ? exactUrlExpression(url.value, [...path, 'url']) : { ok: false, ...url.error });
       if (rules.ok) checks.push(...ruleExpressions(rules.value, [...path, 'resourceRules']));
@@ -164,7 +165,7 @@ export const examSettingsInputSchema = baseSchema.transform((input, ctx) => {
     }),
   );
 
-  const policy = normalizeUrlRules(input.urlRules, ['urlRules']);
+  const policy = normalizeUrlRules(input.urlRules, ['urlRules'], 'stored');
   const policyExpressions = collect(policy.ok ? ruleExpressions(policy.value, ['urlRules']) : [{ ok: false, ...policy.error }]);
 
   for (const problem of problems) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../config/app-config.js';
 import {
   DetectorBundlesMissingError,
   DetectorScripts,
   isNotModified,
   type DetectorScriptName,
-} from '../detector/script-cache.js';
-import { DetectorTraces, TRACE_BODY_LIMIT_BYTES } from '../detector/trace.js';
-import { errorBody } from './errors.js';
+} from '../lms-scripts/script-cache.js';
+import { DetectorTraces, TRACE_BODY_LIMIT_BYTES } from '../lms-scripts/trace.js';
+import { errorBody } from './error-body.js';
 import { allowLmsOrigin } from './lms-cors.js';
 
 export const DETECTOR_SCRIPT_PATH = '/js/lms-exb-detector.js';
@@ -18,7 +18,7 @@ export const DETECTOR_TRACE_PATH = '/api/debug/lms-detector-trace';
 
 /** The part of the configuration the detector routes read; the full application context satisfies it. */
 export interface DetectorRouteContext {
-  config: Pick<AppConfig, 'baseUrl' | 'lmsUrl' | 'production' | 'trustProxy' | 'testbedEnabled'> & {
+  config: Pick<AppConfig, 'baseUrl' | 'lmsUrl' | 'production' | 'testbedEnabled'> & {
     lti: Pick<AppConfig['lti'], 'clientId' | 'deploymentIds'>;
     exb: Pick<AppConfig['exb'], 'debugEnabled' | 'detectorDiagnosticsEnabled'>;
   };
@@ -45,7 +45,7 @@ export async function registerDetectorRoutes(
         .headers({ 'cache-control': 'no-store', 'content-type': 'text/plain; charset=utf-8' })
         .send('The LMS scripts are not built. Run `npm run build`.');
     }
-    const script = scripts.script(name, scripts.baseUrlFor(request.headers));
+    const script = scripts.script(name);
     // `no-cache` lets the browser keep the script but ask every time; the entity tag turns that into a bodiless 304.
     if (isNotModified(script, request.headers['if-none-match'])) return reply.code(304).headers(script.headers).send();
     return reply.headers(script.headers).send(script.body);
@@ -96,7 +96,6 @@ function loadScripts(app: FastifyInstance, ctx: DetectorRouteContext, distDir: s
     debug: config.exb.debugEnabled,
     diagnostics: config.exb.detectorDiagnosticsEnabled,
     production: config.production,
-    trustProxy: config.trustProxy,
   };
   try {
     return DetectorScripts.load(settings, distDir);

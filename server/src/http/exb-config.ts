@@ -1,21 +1,21 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import type { AppContext } from '../context.js';
-import type { DownloadFailure, HandoffPurpose } from '../domain/student/config-grants.js';
-import { ACTION_TOKEN_ERROR_CODE } from '../security/action-token.js';
-import { isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
-import { errorBody } from './errors.js';
+import type { DownloadFailure, HandoffPurpose, MintOutcome } from '../domain/exam-browser/config-grants.js';
+import { type ActionTokenCheck } from '../security/action-token.js';
+import { errorBody } from './error-body.js';
 import {
-  CROSS_SITE_CODE,
-  CROSS_SITE_MESSAGE,
   assessmentParams,
   coursePrincipal,
   sendNoSetting,
   sendPrincipalRequired,
   sendRateLimited,
   sensitiveResponse,
+  STUDENT_SESSION_AUTHORIZE_PATH,
 } from './exb-student-http.js';
+import { sameOriginMutation } from './mutation-guard.js';
 
 export const CONFIG_GRANT_PATH = '/api/exb/config-grant/:courseId/:contentId';
 export const CONFIG_DOWNLOAD_PATH = '/exb/config/:courseId/:fileName';
@@ -31,7 +31,7 @@ const grantBodySchema = z.object({
   handoffPurpose: z.unknown().optional(),
 });
 
-const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: string; message: string }> = {
+const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: ErrorCode; message: string }> = {
   'grant-invalid': {
     status: 403,
     code: 'EXB_CONFIG_GRANT_INVALID',
@@ -60,67 +60,65 @@ const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: string;
   },
 };
 
+type MintRefusal = Exclude<MintOutcome, { ok: true }>['reason'];
+
+const NO_CONFIGURATION = 'No exam browser configuration is available for this quiz.';
+
+/** The contract's answers to a grant that is not minted; the certificate's failure is the operator's, so it is logged. */
+function sendMintRefusal(request: FastifyRequest, reply: FastifyReply, reason: MintRefusal): FastifyReply {
+  switch (reason) {
+    case 'unavailable':
+      return sendNoSetting(reply, NO_CONFIGURATION);
+    case 'course-unproven':
+      return reply.code(403).send({
+        ...errorBody(
+          'LMS_COURSE_UNVERIFIED',
+          'This course is not connected to the exam tool yet. Your teacher connects it by opening the tool in the course and connecting their LMS account; you can also connect yours.',
+        ),
+        authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
+      });
+    case 'certificate-unavailable':
+      // For the student this is the contract's "configuration unavailable" (404, no code); the cause is the operator's.
+      request.log.warn('configuration grant refused: the encryption certificate is not usable');
+      return sendNoSetting(reply, 'The exam browser configuration cannot be provided right now. Tell your LMS administrator.');
+    case 'session-authorization-required':
+      return reply.code(403).send({
+        ...errorBody('LMS_SESSION_AUTHORIZATION_REQUIRED', 'Connect your LMS account first, so the exam browser can sign you in to the quiz.'),
+        authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
+      });
+  }
+}
+
+function sendActionTokenRefusal(reply: FastifyReply, reason: Exclude<ActionTokenCheck, { ok: true }>['reason']): FastifyReply {
+  const message =
+    reason === 'expired'
+      ? 'This page has been open too long. Reload it, then download the configuration again.'
+      : 'The request did not come from this session’s quiz page. Reload the page, then try again.';
+  return reply.code(403).send(errorBody('INVALID_ACTION_TOKEN', message));
+}
+
 /** Document 3: `POST /api/exb/config-grant/...` and `GET`/`HEAD /exb/config/:courseId/:contentId.exb`. */
 export async function registerExbConfigRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { exbStudent, actionTokens } = ctx;
-  const { grants, budgets } = exbStudent;
+  const { examBrowser, actionTokens } = ctx;
+  const { grants, admission } = examBrowser;
 
-  app.post<AssessmentRoute>(CONFIG_GRANT_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
-    // First, so a page of another site learns nothing about the session.
-    if (!isSameOriginOrUnmarked(request)) return reply.code(403).send(errorBody(CROSS_SITE_CODE, CROSS_SITE_MESSAGE));
+  const guard = sameOriginMutation(ctx.config.baseUrl);
+  app.post<AssessmentRoute>(CONFIG_GRANT_PATH, { onRequest: [sensitiveResponse, guard] }, async (request, reply) => {
     const access = coursePrincipal(request, request.params.courseId);
     if (access === null) return sendPrincipalRequired(reply);
     const body = grantBodySchema.safeParse(request.body ?? {});
     if (!body.success) return reply.code(400).send(errorBody('INVALID_REQUEST', 'Invalid request: expected a JSON object body'));
     const token = actionTokens.verify(body.data.actionToken, access.session, 'config-grant');
-    if (!token.ok) {
-      return reply
-        .code(403)
-        .send(
-          errorBody(
-            ACTION_TOKEN_ERROR_CODE,
-            token.reason === 'expired'
-              ? 'This page has been open too long. Reload it, then download the configuration again.'
-              : 'The request did not come from this session’s quiz page. Reload the page, then try again.',
-          ),
-        );
-    }
+    if (!token.ok) return sendActionTokenRefusal(reply, token.reason);
     const params = assessmentParams(request.params.courseId, request.params.contentId);
-    if (params === null) return sendNoSetting(reply, 'No exam browser configuration is available for this quiz.');
-    const admission = await budgets.configGrant(request.ip, access.principal);
-    if (!admission.allowed) return sendRateLimited(reply, 'Too many configuration requests. Try again in a minute.');
+    if (params === null) return sendNoSetting(reply, NO_CONFIGURATION);
+    if (!(await admission.configGrant(request.ip, access.principal)).allowed) return sendRateLimited(reply, 'Too many configuration requests. Try again in a minute.');
 
     const purpose: HandoffPurpose = body.data.handoffPurpose === 'student-list' ? 'student-list' : 'assessment';
     const outcome = await grants.mint(access.principal, params.contentId, purpose);
-    if (outcome.ok) {
-      return reply.send({
-        success: true,
-        exbLaunchUrl: outcome.exbLaunchUrl,
-        handoffUrl: outcome.handoffUrl,
-        expiresInSeconds: outcome.expiresInSeconds,
-      });
-    }
-    switch (outcome.reason) {
-      case 'unavailable':
-        return sendNoSetting(reply, 'No exam browser configuration is available for this quiz.');
-      case 'certificate-unavailable':
-        return reply
-          .code(503)
-          .send(
-            errorBody(
-              'EXB_CERTIFICATE_UNAVAILABLE',
-              'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
-            ),
-          );
-      case 'session-authorization-required':
-        return reply.code(403).send({
-          ...errorBody(
-            'LMS_SESSION_AUTHORIZATION_REQUIRED',
-            'Connect your LMS account first, so the exam browser can sign you in to the quiz.',
-          ),
-          authorizeUrl: '/api/student-session-authorize',
-        });
-    }
+    if (!outcome.ok) return sendMintRefusal(request, reply, outcome.reason);
+    const { exbLaunchUrl, handoffUrl, expiresInSeconds } = outcome;
+    return reply.send({ success: true, exbLaunchUrl, handoffUrl, expiresInSeconds });
   });
 
   const download = (method: 'GET' | 'HEAD') => async (request: FastifyRequest<DownloadRoute>, reply: FastifyReply) => {
@@ -129,10 +127,10 @@ export async function registerExbConfigRoutes(app: FastifyInstance, ctx: AppCont
     const params = fileName.endsWith(CONFIG_FILE_EXTENSION)
       ? assessmentParams(request.params.courseId, fileName.slice(0, -CONFIG_FILE_EXTENSION.length))
       : null;
-    if (params === null) return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    if (params === null) return reply.callNotFound();
     const grant = request.query.grant;
     if (!isBase64UrlToken(grant)) return sendDownloadFailure(reply, 'grant-invalid');
-    if (!(await budgets.configDownload(request.ip)).allowed) {
+    if (!(await admission.configDownload(request.ip)).allowed) {
       return sendRateLimited(reply, 'Too many configuration downloads. Try again in a minute.');
     }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import type { AppContext } from '../context.js';
+import { lmsCourseUrl } from '../lms/pages.js';
 import { assessmentParams, exbPage } from './exb-student-http.js';
 import { htmlSecurityHeaders } from './shell.js';
 
@@ -14,10 +15,10 @@ type CompleteRoute = { Params: { courseId: string; quizId: string; token: string
  * exam browser to quit (`x-exb-quit`); the manual page never does, and the unbound quit paths are gone for good.
  */
 export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { config, exbStudent } = ctx;
-  const { exits } = exbStudent;
+  const { config, examBrowser } = ctx;
+  const { exits } = examBrowser;
   const headers = htmlSecurityHeaders(config.lmsUrl);
-  const lmsHome = (courseId: string) => new URL(`/courses/${courseId}`, config.lmsUrl).href;
+  const lmsHome = (courseId: string) => lmsCourseUrl(config.lmsUrl, courseId);
 
   const page = (reply: FastifyReply, status: number, html: string) =>
     reply.code(status).headers(headers).type('text/html; charset=utf-8').send(html);
@@ -37,7 +38,8 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
       }),
     );
 
-  const notFound = (reply: FastifyReply) => reply.code(404).headers(headers).type('text/plain; charset=utf-8').send('Not found');
+  // Malformed ids name nothing: the answer of any unknown address.
+  const notFound = (reply: FastifyReply) => reply.callNotFound();
 
   app.get<GrantRoute>('/exb/exit/session/:courseId/:quizId/:grant', async (request, reply) => {
     const params = assessmentParams(request.params.courseId, request.params.quizId);
@@ -68,7 +70,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return notFound(reply);
     const { grant } = request.params;
-    const exit = isBase64UrlToken(grant) ? await exits.checkGrant(params.courseId, params.contentId, grant) : { ok: false as const };
+    const exit = isBase64UrlToken(grant) ? await exits.checkGrant(params.courseId, params.contentId, grant, true) : { ok: false as const };
     if (!exit.ok) return refused(reply, params.courseId);
     return reply.code(303).headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(exit.quitUrl, 303);
   });

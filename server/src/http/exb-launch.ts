@@ -3,9 +3,9 @@ import { parseContentId } from '@exb/shared/content-id.js';
 import type { AppContext } from '../context.js';
 import { LtiError } from '../lti/errors.js';
 import { exbLaunchPath, type LaunchTarget } from '../lti/launch-target.js';
-import { runLaunch } from './launch-chain.js';
+import { launchRouteOptions } from './launch-body.js';
 import { sendExbLaunch, sendLtiError, sessionForReload } from './launch-pages.js';
-import { handleLogin } from './lti.js';
+import { handleLaunch, handleLogin } from './lti.js';
 
 type ContentParams = { Params: { contentId: string } };
 
@@ -14,14 +14,14 @@ function exbTarget(contentId: string): LaunchTarget | null {
   return parseContentId(contentId) ? { kind: 'exb', path: exbLaunchPath(contentId), contentId } : null;
 }
 
-// Malformed content ids are answered without any lookup (Document 3).
-const notFound = (reply: FastifyReply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+// Malformed content ids are answered without any lookup (Document 3), as any unknown address.
+const notFound = (reply: FastifyReply) => reply.callNotFound();
 
 /** Document 3: `GET|POST /exb/launch/:contentId` and `GET /exb/launch/:contentId/login`. */
 export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<ContentParams>('/exb/launch/:contentId', (request, reply) => {
+  app.post<ContentParams>('/exb/launch/:contentId', launchRouteOptions(ctx), (request, reply) => {
     const target = exbTarget(request.params.contentId);
-    return target ? runLaunch(request, reply, ctx, target) : notFound(reply);
+    return target ? handleLaunch(request, reply, ctx, target) : notFound(reply);
   });
 
   app.get<ContentParams>('/exb/launch/:contentId', async (request, reply) => {

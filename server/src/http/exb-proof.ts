@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { matchAssessmentPage } from '@exb/shared/lms-paths.js';
 import type { AppContext } from '../context.js';
-import { errorBody } from './errors.js';
+import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../domain/exam-browser/proof-redemption.js';
+import { errorBody } from './error-body.js';
 import {
   assessmentParams,
   coursePrincipal,
@@ -15,7 +16,7 @@ import {
 import { allowLmsOrigin } from './lms-cors.js';
 
 /**
- * `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router answers 414 for an over-long parameter,
+ * `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router refuses an over-long parameter itself,
  * and this route answers 200 to everything.
  */
 export const REQUIREMENT_PATH = '/api/exb/requirement/*';
@@ -46,8 +47,8 @@ type AssessmentRoute = { Params: { courseId: string; quizId: string } };
  * the LMS origin may call them from the browser; only the tools route is called with the service's cookies.
  */
 export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { config, exbStudent } = ctx;
-  const { requirement, access, budgets } = exbStudent;
+  const { config, examBrowser } = ctx;
+  const { requirement, proofs, admission } = examBrowser;
   const allowHttpLoopback = !config.production;
 
   allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_PATH], methods: ['GET'], headers: [] });
@@ -76,7 +77,7 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     }
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
-    if (!(await budgets.proof(request.ip)).allowed) {
+    if (!(await admission.proof(request.ip)).allowed) {
       return sendRateLimited(reply, 'Too many access proofs from this network. Try again in a minute.');
     }
     // Pure checks before any lookup: a hash that cannot be one, or a page that is not this quiz's, proves nothing.
@@ -87,8 +88,8 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     ) {
       return reply.code(403).send(errorBody('INVALID_EXB_CONFIG_PROOF', INVALID_PROOF_MESSAGE));
     }
-    const outcome = await access.prove(params.courseId, params.contentId, configKeyHash, page);
-    if (outcome.ok) return reply.send({ success: true, proofToken: outcome.proofToken, expiresInSeconds: 120 });
+    const outcome = await proofs.prove(params.courseId, params.contentId, configKeyHash, page);
+    if (outcome.ok) return reply.send({ success: true, proofToken: outcome.proofToken, expiresInSeconds: PROOF_TOKEN_TTL_SECONDS });
     if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
     return reply.code(403).send(errorBody('INVALID_EXB_CONFIG_PROOF', INVALID_PROOF_MESSAGE));
   });
@@ -100,16 +101,16 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     if (!isBase64UrlToken(proofToken)) {
       return reply.code(403).send(errorBody('INVALID_EXB_PROOF_TOKEN', 'A valid x-exb-proof-token header is required.'));
     }
-    if (!(await budgets.redemption(request.ip)).allowed) {
+    if (!(await admission.redemption(request.ip)).allowed) {
       return sendRateLimited(reply, 'Too many access-code requests from this network. Try again in a minute.');
     }
-    const outcome = await access.redeem(params.courseId, params.contentId, proofToken);
+    const outcome = await proofs.redeem(params.courseId, params.contentId, proofToken);
     if (outcome.ok) {
       return reply.send({
         success: true,
         accessCode: outcome.accessCode,
         exitGrant: outcome.exitGrant,
-        exitGrantExpiresInSeconds: 43200,
+        exitGrantExpiresInSeconds: EXIT_GRANT_TTL_SECONDS,
         tools: outcome.tools,
       });
     }
@@ -127,6 +128,6 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     if (coursePrincipal(request, request.params.courseId) === null) return sendPrincipalRequired(reply);
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
-    return reply.send({ success: true, tools: await access.tools(params.courseId, params.contentId) });
+    return reply.send({ success: true, tools: await proofs.tools(params.courseId, params.contentId) });
   });
 }

@@ -11,8 +11,8 @@ import {
 } from '../domain/setup-check.js';
 import { isVideoId, videoEmbedUrl } from '../domain/video-player.js';
 import type { ExbCertificate } from '../exb/certificate.js';
-import { clientAddressKey, memoryBudget, type AdmissionBudget } from '../security/admission-budget.js';
-import { errorBody } from './errors.js';
+import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../security/admission-budget.js';
+import { errorBody } from './error-body.js';
 import { escapeHtml, htmlSecurityHeaders } from './shell.js';
 import { staticPage } from './static-page.js';
 
@@ -24,9 +24,11 @@ import { staticPage } from './static-page.js';
 export const SETUP_CHECK_BUDGET_PER_IP = 60;
 export const SETUP_CHECK_BUDGET_PER_PROCESS = 1200;
 const BUDGET_WINDOW_SECONDS = 60;
-const RETRY_AFTER_SECONDS = 60;
 
 const CERTIFICATE_FILE_NAME = 'exb-config-encryption-certificate';
+
+const SETUP_CHECK_REFUSED_MESSAGE =
+  'The exam browser did not prove the setup-check configuration at the setup-check page; checks names the check that failed.';
 
 // Lengths far above any real value: a SHA-256 hex hash is 64 characters, a page URL well under a kilobyte.
 const checkProofBodySchema = z.object({
@@ -125,7 +127,10 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
       const problems = body.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
       return reply.code(400).send(errorBody('INVALID_REQUEST', `Invalid request: ${problems.join('; ')}`));
     }
-    return reply.send({ success: true, checks: setupCheck.check(body.data.configKeyHash, body.data.url) });
+    const checks = setupCheck.check(body.data.configKeyHash, body.data.url);
+    if (checks.configKey && checks.expectedUrl) return reply.send({ success: true, checks });
+    // The refusal keeps both results, so the setup-check page can still say which check failed.
+    return reply.code(403).send({ ...errorBody('INVALID_EXB_SETUP_CHECK_PROOF', SETUP_CHECK_REFUSED_MESSAGE), checks });
   });
 
   app.get(SETUP_CHECK_QUIT_PATH, async (_request, reply) =>
@@ -141,8 +146,8 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
       ),
   );
 
-  // A wildcard rather than `:videoId`: the router answers 414 for an over-long parameter, and the contract wants 404
-  // for every id that is not one.
+  // A wildcard rather than `:videoId`, so no parameter length limit of the router applies: the contract wants 404 for
+  // every id that is not one.
   app.get<{ Params: { '*': string } }>('/exb/tool/video/*', async (request, reply) => {
     const videoId = request.params['*'];
     if (!isVideoId(videoId)) return reply.callNotFound();
@@ -161,7 +166,7 @@ async function admitted(budget: AdmissionBudget, key: string): Promise<boolean> 
 function rateLimited(reply: FastifyReply): FastifyReply {
   return reply
     .code(429)
-    .headers({ 'retry-after': String(RETRY_AFTER_SECONDS), 'cache-control': 'no-store' })
+    .headers({ 'retry-after': String(RATE_LIMIT_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' })
     .send(errorBody('RATE_LIMITED', 'Too many downloads of the setup check. Try again in a minute.'));
 }
 

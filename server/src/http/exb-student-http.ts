@@ -1,28 +1,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
-import type { CoursePrincipal } from '../domain/principal.js';
-import { RETRY_AFTER_SECONDS } from '../domain/student/budgets.js';
+import type { CoursePrincipal } from '../identity/principal.js';
+import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
+import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
 import { readSession, type SessionData } from '../security/session.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-body.js';
 import { escapeHtml, scriptSafeJson } from './shell.js';
 
 /** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
 
-/**
- * Headers of every response that carries, or answers a request for, a secret (proof tokens, access codes, exit
- * grants): never stored by a browser or proxy, never sniffed, never sent on as a referrer.
- */
-export const SENSITIVE_HEADERS: Readonly<Record<string, string>> = {
-  'cache-control': 'no-store, max-age=0',
-  pragma: 'no-cache',
-  expires: '0',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
+/** Where a student's page starts the LMS authorization that lets configurations sign the exam browser in. */
+export const STUDENT_SESSION_AUTHORIZE_PATH = authorizationStartPath('student-session-authorize');
 
-/** A route hook, so responses the handler never writes (body-parser errors, 404s of the router) carry them too. */
-export async function sensitiveResponse(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  reply.headers(SENSITIVE_HEADERS);
+/**
+ * A route hook giving a route's every response the sensitive-response headers, so responses the handler never writes
+ * (body-parser errors, 404s of the router) carry them too.
+ */
+export function sensitiveResponse(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.headers(SENSITIVE_RESPONSE_HEADERS);
+  done();
 }
 
 export interface AssessmentParams {
@@ -51,7 +48,7 @@ export function coursePrincipal(request: FastifyRequest, courseId: unknown): { s
 export function sendRateLimited(reply: FastifyReply, message: string): FastifyReply {
   return reply
     .code(429)
-    .header('retry-after', String(RETRY_AFTER_SECONDS))
+    .header('retry-after', String(RATE_LIMIT_RETRY_AFTER_SECONDS))
     .header('cache-control', reply.getHeader('cache-control') ?? 'no-store')
     .send(errorBody('RATE_LIMITED', message));
 }
@@ -68,9 +65,6 @@ export function sendNoSetting(reply: FastifyReply, message: string): FastifyRepl
   return reply.code(404).send({ success: false, message });
 }
 
-export const CROSS_SITE_CODE = 'CROSS_SITE_REQUEST';
-export const CROSS_SITE_MESSAGE = 'This request can only be made from the tool itself. Open the tool from your course in the LMS.';
-
 /** The URL as the exam browser hashes it: everything before the first `#`. */
 export function withoutFragment(url: string): string {
   const hash = url.indexOf('#');
@@ -82,6 +76,16 @@ export interface PageLink {
   readonly text: string;
   /** Open in the top window (links back into the LMS). */
   readonly top?: boolean;
+  /** Open in a window of its own (a stand-in for another application). */
+  readonly newWindow?: boolean;
+  /** Drawn as a plain link rather than a button: not the page's main step. */
+  readonly secondary?: boolean;
+}
+
+function linkMarkup(link: PageLink): string {
+  // Links back into the LMS leave the tool frame, so the LMS is not shown inside itself.
+  const target = link.top ? ' target="_top"' : link.newWindow ? ' target="_blank" rel="noopener"' : '';
+  return `<p><a${link.secondary ? '' : ' class="button"'} href="${escapeHtml(link.href)}"${target}>${escapeHtml(link.text)}</a></p>`;
 }
 
 /**
@@ -92,23 +96,34 @@ export function exbPage(options: {
   title: string;
   paragraphs: readonly string[];
   links?: readonly PageLink[];
+  /** A boxed section after the links, for what only a development testbed shows. */
+  aside?: { readonly heading: string; readonly paragraphs: readonly string[]; readonly links: readonly PageLink[] };
   bootstrap: { view: string } & Record<string, unknown>;
   /** Extra head markup, already escaped. */
   head?: string;
 }): string {
-  const links = (options.links ?? [])
-    // Links back into the LMS leave the tool frame, so the LMS is not shown inside itself.
-    .map((link) => `<p><a class="button" href="${escapeHtml(link.href)}"${link.top ? ' target="_top"' : ''}>${escapeHtml(link.text)}</a></p>`)
-    .join('');
+  const links = (options.links ?? []).map(linkMarkup).join('');
   return (
     '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
     '<meta name="viewport" content="width=device-width, initial-scale=1">' +
     `<title>${escapeHtml(options.title)}</title>${options.head ?? ''}` +
     '<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#2d3b45}' +
-    'a.button{display:inline-block;padding:.6rem 1rem;border-radius:.3rem;background:#0374b5;color:#fff;text-decoration:none}</style>' +
+    'a.button{display:inline-block;padding:.6rem 1rem;border-radius:.3rem;background:#0374b5;color:#fff;text-decoration:none}' +
+    'aside{margin-top:2rem;padding:0 1rem;border:1px dashed #8b969e;border-radius:.3rem;background:#f5f5f5}' +
+    'aside h2{font-size:1.1rem;margin:.8rem 0 0}a{color:#0374b5}a.button{color:#fff}</style>' +
     `</head><body><main><h1>${escapeHtml(options.title)}</h1>` +
     options.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('') +
     links +
+    (options.aside === undefined ? '' : asideMarkup(options.aside)) +
     `</main><script id="exb-bootstrap" type="application/json">${scriptSafeJson(options.bootstrap)}</script></body></html>`
+  );
+}
+
+function asideMarkup(aside: NonNullable<Parameters<typeof exbPage>[0]['aside']>): string {
+  return (
+    `<aside aria-labelledby="exb-page-aside"><h2 id="exb-page-aside">${escapeHtml(aside.heading)}</h2>` +
+    aside.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('') +
+    aside.links.map(linkMarkup).join('') +
+    '</aside>'
   );
 }

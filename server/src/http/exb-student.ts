@@ -1,49 +1,70 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
-import { classicQuizPath } from '@exb/shared/lms-paths.js';
+import type { ErrorCode } from '@exb/shared/error-codes.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isLmsId, parseContentId } from '@exb/shared/content-id.js';
 import type { AppContext } from '../context.js';
-import type { HandoffPayload } from '../domain/student/config-grants.js';
-import { isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
+import { lmsAssessmentUrl, lmsCourseUrl } from '../lms/pages.js';
 import { readSession } from '../security/session.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-body.js';
 import {
-  CROSS_SITE_CODE,
-  CROSS_SITE_MESSAGE,
   assessmentParams,
   coursePrincipal,
-  exbPage,
   sendRateLimited,
   sensitiveResponse,
+  STUDENT_SESSION_AUTHORIZE_PATH,
 } from './exb-student-http.js';
-import { escapeHtml, htmlSecurityHeaders } from './shell.js';
+import { sameOriginMutation } from './mutation-guard.js';
+import { htmlSecurityHeaders } from './shell.js';
 
 export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
 export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';
 export const REQUIRED_BROWSER_VIEW_PATH = '/exb/quiz/:courseId/:quizId';
-export const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
+/** Not in the contract: the same view for new quizzes, which the detector links to from their assignment pages. */
+export const REQUIRED_NEW_QUIZ_VIEW_PATH = '/exb/new-quiz/:courseId/:quizId';
 
 const MAX_LMS_URL_LENGTH = 2048;
 
 type QuizViewRoute = { Params: { courseId: string; quizId: string }; Querystring: { lms_url?: unknown; user_id?: unknown } };
-type HandoffRoute = { Querystring: { key?: unknown } };
+
+interface Notice {
+  readonly status: number;
+  readonly title: string;
+  readonly message: string;
+  readonly code: ErrorCode;
+}
+
+const CLASSIC_QUIZ_ONLY: Notice = {
+  status: 403,
+  title: 'Open this quiz from the LMS',
+  message: 'This page is only for classic quizzes; open the quiz from its assignment in the LMS.',
+  code: 'EXB_CLASSIC_QUIZ_ONLY',
+};
+
+const NOT_THIS_COURSE: Notice = {
+  status: 403,
+  title: 'Open the tool from your course',
+  message: 'This session does not belong to this course. Open the quiz from your course in the LMS.',
+  code: 'LTI_PRINCIPAL_REQUIRED',
+};
+
+function sendNotice(reply: FastifyReply, ctx: AppContext, courseId: string, notice: Notice): FastifyReply {
+  const { status, title, message, code } = notice;
+  const details = [{ label: 'Error code', value: code }];
+  const lmsReturnUrl = lmsCourseUrl(ctx.config.lmsUrl, courseId);
+  return ctx.shell.send(reply, { view: 'notice', title, message, variant: 'error', details, lmsReturnUrl }, { status, title });
+}
 
 /**
- * Student pages and checks around the download (Document 3): the session-readiness check and its dismissal, the
- * required-browser view for classic quizzes, and the launch handoff page that opens the exam browser once.
+ * Student pages and checks around the download (Document 3): the session-readiness check and its dismissal, and the
+ * required-browser view for classic quizzes.
  */
 export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { config, shell, exbStudent, actionTokens } = ctx;
-  const { readiness, requirement, store, budgets } = exbStudent;
+  const { config, shell, examBrowser, actionTokens } = ctx;
+  const { readiness, readinessDismissals, requirement, admission } = examBrowser;
   const htmlHeaders = htmlSecurityHeaders(config.lmsUrl);
-  const lmsHome = (courseId: string) => new URL(`/courses/${courseId}`, config.lmsUrl).href;
   const lmsOrigin = new URL(config.lmsUrl).origin;
 
-  /** A student of a course, from a request the tool's own pages made; otherwise the refusal is already sent. */
+  /** A student of a course; otherwise the refusal is already sent. */
   const student = (request: Parameters<typeof readSession>[0], reply: FastifyReply) => {
-    if (!isSameOriginOrUnmarked(request)) {
-      reply.code(403).send(errorBody(CROSS_SITE_CODE, CROSS_SITE_MESSAGE));
-      return null;
-    }
     const session = readSession(request);
     if (session === null || session.principal.kind !== 'student') {
       reply.code(403).send(errorBody('LTI_STUDENT_REQUIRED', 'Open the tool from your course in the LMS as a student.'));
@@ -52,13 +73,15 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     return { session, principal: session.principal };
   };
 
-  app.post(SESSION_READINESS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+  // The mutation guard runs first, so a page of another site learns nothing about the session.
+  const mutation = { onRequest: [sensitiveResponse, sameOriginMutation(config.baseUrl)] };
+  app.post(SESSION_READINESS_PATH, mutation, async (request, reply) => {
     const access = student(request, reply);
     if (access === null) return reply;
-    if (!(await budgets.readiness(access.principal)).allowed) {
+    if (!(await admission.readiness(access.principal)).allowed) {
       return sendRateLimited(reply, 'Too many readiness checks. Try again in a minute.');
     }
-    const outcome = await readiness.check(access.principal.lmsUserId, access.principal.courseId);
+    const outcome = await readiness.check(access.principal);
     if (outcome.ok) {
       // Where the student continues: the launch this session came from (the quiz's required-browser view or the
       // course listing), a local path built from the signed launch.
@@ -68,7 +91,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
       case 'authorization-required':
         return reply.code(403).send({
           ...errorBody('LMS_SESSION_AUTHORIZATION_REQUIRED', 'Connect your LMS account so the exam browser can sign you in.'),
-          authorizeUrl: '/api/student-session-authorize',
+          authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
         });
       case 'lms-failed':
         return reply
@@ -81,39 +104,37 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     }
   });
 
-  app.post(SESSION_READINESS_DISMISS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+  app.post(SESSION_READINESS_DISMISS_PATH, mutation, async (request, reply) => {
     const access = student(request, reply);
     if (access === null) return reply;
-    await readiness.dismiss(access.principal.lmsUserId);
+    await readinessDismissals.dismiss(access.principal.lmsUserId);
     return reply.send({ success: true });
   });
 
-  app.get<QuizViewRoute>(REQUIRED_BROWSER_VIEW_PATH, async (request, reply) => {
-    const params = assessmentParams(request.params.courseId, request.params.quizId);
-    if (params === null) return reply.code(404).headers(htmlHeaders).type('text/plain; charset=utf-8').send('Not found');
-    const notice = (status: number, title: string, message: string, code: string) =>
-      shell.send(
-        reply,
-        { view: 'notice', title, message, variant: 'error', details: [{ label: 'Error code', value: code }], lmsReturnUrl: lmsHome(params.courseId) },
-        { status, title },
-      );
-    if (params.content.kind !== 'classic') {
-      return notice(403, 'Open this quiz from the LMS', 'This page is only for classic quizzes; open the quiz from its assignment in the LMS.', 'EXB_CLASSIC_QUIZ_ONLY');
-    }
+  /**
+   * The required-browser view, where an ordinary browser downloads the configuration of one assessment. Classic quizzes
+   * have the contract's route; new quizzes the same view on a route of their own, since the contract's answers every
+   * new quiz content id with 403.
+   */
+  const requiredBrowserView = (kind: 'classic' | 'newquiz') => async (request: FastifyRequest<QuizViewRoute>, reply: FastifyReply) => {
+    const { courseId, quizId } = request.params;
+    const notice = (refusal: Notice) => sendNotice(reply, ctx, courseId, refusal);
+    // On the classic route every new quiz content id is the contract's 403, also one that names another course.
+    if (kind === 'classic' && isLmsId(courseId) && parseContentId(quizId)?.kind === 'newquiz') return notice(CLASSIC_QUIZ_ONLY);
+    const params = assessmentParams(courseId, quizId);
+    if (params === null || params.content.kind !== kind) return reply.callNotFound();
     const access = coursePrincipal(request, params.courseId);
-    if (access === null) {
-      return notice(403, 'Open the tool from your course', 'This session does not belong to this course. Open the quiz from your course in the LMS.', 'LTI_PRINCIPAL_REQUIRED');
-    }
-    const assessmentUrl = new URL(classicQuizPath(params.courseId, params.content.quizId), config.lmsUrl).href;
+    if (access === null) return notice(NOT_THIS_COURSE);
+    const assessmentUrl = lmsAssessmentUrl(config.lmsUrl, params.courseId, params.content);
     const returnUrl = lmsQuizUrl(request.query.lms_url, lmsOrigin) ?? assessmentUrl;
     if (!(await requirement.isRequired(params))) return reply.header('cache-control', 'no-store').redirect(returnUrl, 302);
     const { principal, session } = access;
-    const userId = typeof request.query.user_id === 'string' && /^\d{1,20}$/.test(request.query.user_id) ? request.query.user_id : undefined;
+    const userId = lmsUserIdOf(request.query.user_id);
     return shell.send(reply, {
       view: 'exb-required',
       courseId: params.courseId,
       contentId: params.contentId,
-      assessmentKind: 'classic',
+      assessmentKind: kind,
       lmsUserId: principal.lmsUserId,
       ...(userId === undefined ? {} : { requestedUserId: userId }),
       ...(principal.name !== undefined ? { userName: principal.name } : {}),
@@ -123,53 +144,14 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
       setupCheckUrl: '/exb/check',
       actionToken: actionTokens.issue(session, 'config-grant'),
     });
-  });
+  };
+  app.get<QuizViewRoute>(REQUIRED_BROWSER_VIEW_PATH, requiredBrowserView('classic'));
+  app.get<QuizViewRoute>(REQUIRED_NEW_QUIZ_VIEW_PATH, requiredBrowserView('newquiz'));
+}
 
-  app.get<HandoffRoute>(LAUNCH_HANDOFF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
-    const { key } = request.query;
-    const send = (status: number, html: string) => reply.code(status).headers(htmlHeaders).type('text/html; charset=utf-8').send(html);
-    const consumed = isBase64UrlToken(key) ? await store.consumeAnywhere<HandoffPayload>('launch-handoff', key) : null;
-    if (consumed === null) {
-      return send(
-        404,
-        exbPage({
-          title: 'This link is not valid',
-          paragraphs: ['Open the quiz from your course in the LMS and download the configuration again.'],
-          links: [{ href: config.lmsUrl, text: 'Go to the LMS', top: true }],
-          bootstrap: { view: 'exb-launch-handoff', available: false },
-        }),
-      );
-    }
-    const returnUrl = lmsHome(consumed.courseId);
-    if (consumed.consumed || consumed.payload === null) {
-      return send(
-        200,
-        exbPage({
-          title: 'The exam browser was already started',
-          paragraphs: ['This link opens the exam browser only once. To start again, download a new configuration from the quiz.'],
-          links: [{ href: returnUrl, text: 'Back to the course', top: true }],
-          bootstrap: { view: 'exb-launch-handoff', available: false, lmsReturnUrl: returnUrl },
-        }),
-      );
-    }
-    const { exbLaunchUrl, purpose } = consumed.payload;
-    return send(
-      200,
-      exbPage({
-        title: 'Starting the exam browser',
-        paragraphs: [
-          'The exam browser opens with this quiz. If nothing happens, start it with the button below.',
-          'The configuration can be used once and only for the next two minutes.',
-        ],
-        links: [
-          { href: exbLaunchUrl, text: 'Open the exam browser' },
-          { href: returnUrl, text: purpose === 'student-list' ? 'Back to the quiz list' : 'Back to the course', top: true },
-        ],
-        bootstrap: { view: 'exb-launch-handoff', available: true, exbLaunchUrl, lmsReturnUrl: returnUrl, purpose },
-        head: `<meta http-equiv="refresh" content="0;url=${escapeHtml(exbLaunchUrl)}">`,
-      }),
-    );
-  });
+/** The LMS user id the LMS page named, when it is one. */
+function lmsUserIdOf(value: unknown): string | undefined {
+  return typeof value === 'string' && /^\d{1,20}$/.test(value) ? value : undefined;
 }
 
 /** The LMS page a student came from, only if it is an absolute URL on the LMS origin. */

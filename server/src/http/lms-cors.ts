@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-body.js';
 
 /** Request headers the LMS scripts send besides the CORS-safelisted ones. */
 export const LMS_CORS_REQUEST_HEADERS = ['content-type', 'x-exb-proof-token', 'x-exb-configkeyhash'] as const;
@@ -76,12 +76,14 @@ function registryFor(app: FastifyInstance, lmsOrigin: string): Registry {
   registries.set(app, registry);
   // At send time, so the grant is on every response of the route, including errors, and survives a handler that
   // sets its own `vary`.
-  app.addHook('onSend', async (request, reply, payload) => {
+  // A callback hook rather than an async one: every response passes here, most of them on the hot paths.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const path = request.routeOptions.url;
-    if (path === undefined || request.method === 'OPTIONS') return payload;
-    const policy = registry.routes.get(path)?.get(request.method);
-    if (policy !== undefined) grant(reply, registry, policy, request.headers.origin);
-    return payload;
+    if (path !== undefined && request.method !== 'OPTIONS') {
+      const policy = registry.routes.get(path)?.get(request.method);
+      if (policy !== undefined) grant(reply, registry, policy, request.headers.origin);
+    }
+    done(null, payload);
   });
   return registry;
 }

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
 import {
   AUTHORIZATION_STARTS,
   authorizationStartPath,
@@ -8,21 +9,21 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { CALLBACK_FAILURE_MESSAGES, completeAuthorization, type CallbackDependencies } from '../oauth/callback.js';
-import { lmsReturnUrl } from '../oauth/redirect.js';
+import { lmsHomeUrl } from '../lms/pages.js';
 import { START_ENDPOINTS, startAuthorization, type StartDependencies } from '../oauth/start.js';
 import { authorizationStatus } from '../oauth/status.js';
 import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
 import { adoptSession, readSession, type SessionData } from '../security/session.js';
-import { errorBody } from './errors.js';
+import { errorBody } from './error-body.js';
+import { sameOriginMutation } from './mutation-guard.js';
 import { htmlSecurityHeaders } from './shell.js';
 import { staticPage } from './static-page.js';
 
 const CROSS_SITE_START_MESSAGE =
   'LMS authorization can only be started from the tool itself. Open the tool from your course or account in the LMS and use its authorize button.';
-const CROSS_SITE_TICKET_MESSAGE = 'This request can only be made from the tool itself. Open the tool from the LMS.';
 
 /** Browsers navigating to a start endpoint get a readable page; scripts asking for JSON get the contract's error body. */
-function sendRefusal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, code: string, message: string) {
+function sendRefusal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, code: ErrorCode, message: string) {
   reply.code(status).header('cache-control', 'no-store');
   const accept = String(request.headers.accept ?? '');
   if (accept.includes('text/html')) {
@@ -47,6 +48,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     states: oauth.states,
     tokens: oauth.tokens,
     tokenEndpoint: oauth.tokenEndpoint,
+    identity: ctx.identity,
     logger,
   };
 
@@ -77,9 +79,11 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
 
   for (const start of AUTHORIZATION_STARTS) app.get(authorizationStartPath(start), startRoute(start));
 
-  app.post(POPUP_TICKET_PATH, async (request, reply) => {
+  // A hook, so refusals the handler never writes (the guard's, a malformed body's) are not stored either.
+  const noStore = async (_request: FastifyRequest, reply: FastifyReply) => {
     reply.header('cache-control', 'no-store');
-    if (!isSameOriginOrUnmarked(request)) return reply.code(403).send(errorBody('CROSS_SITE_REQUEST', CROSS_SITE_TICKET_MESSAGE));
+  };
+  app.post(POPUP_TICKET_PATH, { onRequest: [noStore, sameOriginMutation(config.baseUrl)] }, async (request, reply) => {
     const outcome = await oauth.popupTickets.issue(readSession(request), request.body);
     if (!outcome.ok) return reply.code(outcome.status).send(errorBody(outcome.code, outcome.message));
     return reply.send({ success: true, ticket: outcome.ticket, expiresInSeconds: outcome.expiresInSeconds });
@@ -106,7 +110,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
         errorCode: outcome.failure,
         message: CALLBACK_FAILURE_MESSAGES[outcome.failure],
         details,
-        ...(session ? { lmsReturnUrl: lmsReturnUrl(config.lmsUrl, session.principal) } : {}),
+        ...(session ? { lmsReturnUrl: lmsHomeUrl(config.lmsUrl, session.principal) } : {}),
       },
       { status: 400 },
     );

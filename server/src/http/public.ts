@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
 import type { AppContext } from '../context.js';
+import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { buildRegistrationDocument } from '../domain/lti-registration.js';
 import { htmlSecurityHeaders } from './shell.js';
 import { staticPage } from './static-page.js';
@@ -70,7 +71,9 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
       if (pending.length > 0) return reply.code(503).send({ status: 'MIGRATIONS_PENDING', pendingMigrations: pending.length });
       return reply.send({ status: 'READY' });
     } catch (error) {
-      request.log.warn({ err: error }, 'readiness check failed');
+      // Probes ask every few seconds: an outage is reported once, like the requests it fails.
+      if (isDatabaseUnavailable(error)) ctx.databaseOutage.refused(error);
+      else request.log.warn({ err: error }, 'readiness check failed');
       return reply.code(503).send({ status: 'DATABASE_UNAVAILABLE' });
     }
   });

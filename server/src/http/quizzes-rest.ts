@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { restErrorOf } from '../trpc/error-mapping.js';
-import { createCallerFactory, createTrpcContext } from '../trpc/init.js';
-import { appRouter } from '../trpc/router.js';
-import { errorBody } from './errors.js';
+import { procedureRoute, type ProcedureCaller } from './procedure-route.js';
 
-const createCaller = createCallerFactory(appRouter);
-type InstructorCaller = ReturnType<typeof createCaller>['instructor'];
+type InstructorCaller = ProcedureCaller['instructor'];
 type Params = Record<string, string>;
 
 /**
@@ -26,28 +22,14 @@ function withPath(body: unknown, path: Record<string, unknown>): unknown {
  * precedence over the parametric ones in the router, so they are never read as a quiz id.
  */
 export async function registerQuizzesRestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const handle =
-    <T>(call: (api: InstructorCaller, request: FastifyRequest) => Promise<T>, respond?: (reply: FastifyReply, result: T) => FastifyReply) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      // Answers are per user and may name settings; no shared cache may keep them.
-      reply.header('cache-control', 'no-store');
-      const api = createCaller(createTrpcContext(ctx, request, reply)).instructor;
-      let result: T;
-      try {
-        result = await call(api, request);
-      } catch (error) {
-        const refusal = restErrorOf(error);
-        if (refusal !== null) return reply.code(refusal.status).send(refusal.body);
-        request.log.error({ err: error }, 'instructor route failed');
-        return reply.code(500).send(errorBody('INTERNAL_ERROR', 'The service could not complete the request.'));
-      }
-      return respond ? respond(reply, result) : reply.code(200).send(result);
-    };
+  const handle = <T>(call: (api: InstructorCaller, request: FastifyRequest) => Promise<T>, respond?: (reply: FastifyReply, result: T) => FastifyReply) =>
+    procedureRoute(ctx, 'instructor route failed', (api, request) => call(api.instructor, request), respond);
 
   const params = (request: FastifyRequest) => request.params as Params;
 
   app.get('/api/quizzes', handle((api) => api.assessments.list()));
   app.get('/api/quizzes/exb-settings', handle((api) => api.assessments.settings()));
+  app.get('/api/quizzes/exb-verification', handle((api) => api.assessments.verification()));
   app.post(
     '/api/quizzes/exb-config-structured',
     handle((api, request) =>
@@ -97,6 +79,8 @@ export async function registerQuizzesRestRoutes(app: FastifyInstance, ctx: AppCo
   app.post('/api/quizzes/:courseId/:quizId/exb/disable', handle((api, request) => api.enforcement.disable(assessment(request))));
   app.post('/api/quizzes/:courseId/:quizId/exb/reset-defaults', handle((api, request) => api.enforcement.resetDefaults(assessment(request))));
   app.post('/api/quizzes/:courseId/:quizId/exb/regenerate-code', handle((api, request) => api.enforcement.regenerateCode(assessment(request))));
+  app.post('/api/quizzes/:courseId/:quizId/exb/protection/reapply', handle((api, request) => api.enforcement.reapplyProtection(assessment(request))));
+  app.post('/api/quizzes/:courseId/:quizId/exb/protection/accept-lms-code', handle((api, request) => api.enforcement.acceptLmsCode(assessment(request))));
   app.get(
     '/api/quizzes/:courseId/:quizId/exb/config',
     handle(

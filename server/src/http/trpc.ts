@@ -1,8 +1,14 @@
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { createTrpcContext } from '../trpc/init.js';
+import { readSession } from '../security/session.js';
+import type { TrpcContext } from '../trpc/init.js';
 import { appRouter, type AppRouter } from '../trpc/router.js';
+
+/** The procedures' context for one request; the session comes from the request's cookie, never from its input. */
+export function trpcContext(app: AppContext, request: FastifyRequest): TrpcContext {
+  return { app, requestHeaders: request.headers, requestId: String(request.id), session: readSession(request), responseHeaders: {} };
+}
 
 /** Mounts the typed management API at `/trpc` for the React client. */
 export async function registerTrpcRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -10,9 +16,12 @@ export async function registerTrpcRoutes(app: FastifyInstance, ctx: AppContext):
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
-      createContext: ({ req, res }) => createTrpcContext(ctx, req, res),
-      onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') ctx.logger.error({ err: error, path }, 'trpc procedure failed');
+      createContext: ({ req }) => trpcContext(ctx, req),
+      // The headers the called procedures asked for; a batch answers with all of them.
+      responseMeta: ({ ctx: called }) => ({ headers: called?.responseHeaders ?? {} }),
+      // The request's own logger, so the line carries the request id the answer's generic message stands for.
+      onError: ({ error, path, req }) => {
+        if (error.code === 'INTERNAL_SERVER_ERROR') req.log.error({ err: error, path }, 'trpc procedure failed');
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>['trpcOptions'],
   });

@@ -26,6 +26,15 @@ function lmsId(value: string, what: string): string {
   return value;
 }
 
+/**
+ * The LMS resolves `lti_context_id:<id>` wherever a course or account id is expected, within the current root account
+ * (note §1.8). The id is opaque, so it is percent-encoded into its one path segment.
+ */
+function contextSegment(ltiContextId: string): string {
+  if (ltiContextId.length === 0 || ltiContextId.length > 255) throw new RangeError('ltiContextId must be 1 to 255 characters');
+  return `lti_context_id:${encodeURIComponent(ltiContextId)}`;
+}
+
 export type EnrollmentType = 'teacher' | 'student' | 'ta' | 'observer' | 'designer';
 export type CourseInclude = 'term' | 'teachers' | 'total_students' | 'account_name' | 'concluded';
 
@@ -63,7 +72,11 @@ export interface NewQuizSettingsUpdate {
  * operation after the scope it needs, so errors and call logs say which grant was exercised.
  */
 export class LmsApi {
-  constructor(private readonly client: LmsClient) {}
+  /** `actingLmsUserId`: whose grant the calls carry (recorded as who last checked an access code with it). */
+  constructor(
+    private readonly client: LmsClient,
+    readonly actingLmsUserId: string | null = null,
+  ) {}
 
   /** `GET /api/v1/courses`: the courses the user is enrolled in (every page). */
   async listCourses(params: ListCoursesParams = {}, options?: CallOptions): Promise<LmsCourse[]> {
@@ -84,6 +97,28 @@ export class LmsApi {
   /** `GET /api/v1/courses/:id` (administrator scope set). */
   async getCourse(courseId: string, params: { include?: CourseInclude[] } = {}, options?: CallOptions): Promise<LmsCourse> {
     return this.client.get('getCourse', `/api/v1/courses/${lmsId(courseId, 'courseId')}`, courseSchema, { include: params.include }, options);
+  }
+
+  /**
+   * The numeric course id the LMS resolves a signed `context.id` to, proven with the application scopes: the quiz
+   * listing of `lti_context_id:<id>` answers only within that course, and the LMS writes the resolved numeric id into
+   * its page links. `null` when the links name no single course.
+   */
+  async courseIdForContext(ltiContextId: string, options?: CallOptions): Promise<string | null> {
+    const links = await this.client.pageLinks('courseIdForContext', `/api/v1/courses/${contextSegment(ltiContextId)}/quizzes`, undefined, options);
+    const ids = new Set<string>();
+    for (const link of links.values()) {
+      let url: URL;
+      try {
+        url = new URL(link);
+      } catch {
+        return null;
+      }
+      const id = /^\/api\/v1\/courses\/(\d{1,20})\/quizzes$/.exec(url.pathname)?.[1];
+      if (url.origin !== this.client.lmsOrigin || id === undefined) return null;
+      ids.add(id);
+    }
+    return ids.size === 1 ? [...ids][0]! : null;
   }
 
   /** `GET /api/v1/courses/:course_id/quizzes`: classic quizzes only (every page). */
@@ -190,6 +225,11 @@ export class LmsApi {
   async getAccount(accountId: string | 'self', options?: CallOptions): Promise<LmsAccount> {
     const segment = accountId === 'self' ? 'self' : lmsId(accountId, 'accountId');
     return this.client.get('getAccount', `/api/v1/accounts/${segment}`, accountSchema, undefined, options);
+  }
+
+  /** `GET /api/v1/accounts/lti_context_id:<id>`: the account of a signed account context (administrator scope set). */
+  async getAccountForContext(ltiContextId: string, options?: CallOptions): Promise<LmsAccount> {
+    return this.client.get('getAccountForContext', `/api/v1/accounts/${contextSegment(ltiContextId)}`, accountSchema, undefined, options);
   }
 
   /** `GET /api/v1/accounts/:account_id/permissions`: the named rights of the user on the account. */

@@ -6,12 +6,12 @@ import {
   DEFAULT_BACKOFF,
   errorForResponse,
   parseJsonBody,
-  sendWithRateLimitRetry,
+  sendWithRetry,
   type BackoffPolicy,
   type FetchLike,
   type RawResponse,
 } from './http.js';
-import { nextPageUrl } from './pagination.js';
+import { nextPageUrl, parseLinkHeader } from './pagination.js';
 
 /** Where the client gets the user's bearer token; implemented by the OAuth token service. */
 export interface AccessTokenSource {
@@ -73,8 +73,9 @@ function appendQuery(url: URL, query: Query | undefined): void {
 
 /**
  * The one HTTP client for the LMS REST and new-quiz APIs, bound to one user's token source. Every call has a
- * deadline and a size cap, throttling is retried with backoff inside the deadline, a rejected token gets exactly one
- * refresh-and-retry, and every failure leaves as a domain error from `errors.ts`.
+ * deadline and a size cap, throttling is retried with backoff inside the deadline, a read the LMS failed once (server
+ * error, dropped connection) is sent once more inside it, a rejected token gets exactly one refresh-and-retry, and
+ * every failure leaves as a domain error from `errors.ts`.
  */
 export class LmsClient {
   private readonly origin: string;
@@ -122,6 +123,13 @@ export class LmsClient {
   ) {
     const response = await this.exchange(operation, method, this.url(path), JSON.stringify(body), this.deadline(options));
     return this.parse(operation, response, schema);
+  }
+
+  /** The `Link` header of the first page of a listing (for the ids the LMS writes into its own page links). */
+  async pageLinks(operation: string, path: string, query?: Query, options?: CallOptions): Promise<Map<string, string>> {
+    const response = await this.exchange(operation, 'GET', this.url(path, { ...query, per_page: 1 }), undefined, this.deadline(options));
+    parseJsonBody(operation, response);
+    return parseLinkHeader(response.headers.get('link'));
   }
 
   /** Every page of a listing, following `Link: rel="next"` under one deadline. */
@@ -190,7 +198,7 @@ export class LmsClient {
         accept: 'application/json+canvas-string-ids, application/json',
       };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await sendWithRateLimitRetry(
+      const response = await sendWithRetry(
         this.settings.fetch ?? globalThis.fetch,
         { operation, method, url, headers, ...(body === undefined ? {} : { body }), deadline, maxBytes: this.settings.maxResponseBytes },
         this.settings.backoff,

@@ -1,14 +1,24 @@
 import { LmsApi } from './api.js';
 import { LmsClient, type AccessTokenSource, type LmsClientSettings } from './client.js';
 
-/** Builds the LMS API for one user, acting with that user's OAuth grant. Route handlers get it from the context. */
+/** Whom a grant is used for: the LMS user id, and the signed identity it must be bound to. */
+export interface GrantHolder {
+  lmsUserId: string;
+  issuer: string;
+  ltiSubject: string;
+}
+
+/**
+ * Builds the LMS API for one user, acting with that user's OAuth grant, and only when the grant is bound to the
+ * signed identity asking (a principal, or what a one-time token recorded of one). Route handlers get it from the context.
+ */
 export class LmsConnector {
   constructor(
     private readonly settings: LmsClientSettings,
-    private readonly tokensFor: (lmsUserId: string) => AccessTokenSource,
+    private readonly tokensFor: (holder: GrantHolder) => AccessTokenSource,
   ) {}
 
-  forUser(lmsUserId: string): LmsApi {
-    return new LmsApi(new LmsClient(this.settings, this.tokensFor(lmsUserId)));
+  forPrincipal(holder: GrantHolder): LmsApi {
+    return new LmsApi(new LmsClient(this.settings, this.tokensFor(holder)), holder.lmsUserId);
   }
 }

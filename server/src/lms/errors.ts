@@ -1,8 +1,12 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
+
 /**
  * Domain errors of every LMS call. Messages name the operation and the outcome only: never a token, a code, a secret,
  * a query string or the LMS's response body, so an error can be logged or shown as it is.
  */
-export type LmsErrorCode =
+/** The codes of the catalogue (`@exb/shared/error-codes.js`) an LMS call fails with. */
+export type LmsErrorCode = Extract<
+  ErrorCode,
   | 'LMS_AUTHORIZATION_REQUIRED'
   | 'LMS_PERMISSION_DENIED'
   | 'LMS_NOT_FOUND'
@@ -10,7 +14,8 @@ export type LmsErrorCode =
   | 'LMS_RATE_LIMITED'
   | 'LMS_TIMEOUT'
   | 'LMS_UNAVAILABLE'
-  | 'LMS_INVALID_RESPONSE';
+  | 'LMS_INVALID_RESPONSE'
+>;
 
 export class LmsError extends Error {
   constructor(
@@ -31,14 +36,17 @@ export class LmsError extends Error {
  * - `reauthorization-required`: the grant was revoked or its refresh token no longer works;
  * - `token-rejected`: the LMS rejected the access token and refreshing did not help;
  * - `insufficient-scope`: the grant lacks a scope the call needs (an administrator call on an application grant);
- * - `unreadable`: the stored tokens cannot be decrypted with the configured keyring.
+ * - `unreadable`: the stored tokens cannot be decrypted with the configured keyring;
+ * - `identity-unproven`: the stored grant is not bound to the signed identity asking (another subject's grant, or a
+ *   record from before identity binding).
  */
 export type AuthorizationRequiredReason =
   | 'no-grant'
   | 'reauthorization-required'
   | 'token-rejected'
   | 'insufficient-scope'
-  | 'unreadable';
+  | 'unreadable'
+  | 'identity-unproven';
 
 export class LmsAuthorizationRequiredError extends LmsError {
   constructor(

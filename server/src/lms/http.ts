@@ -187,24 +187,52 @@ export function retryDelayMs(attempt: number, headers: Headers, policy: BackoffP
   return Math.min(policy.maxDelayMs, exponential + Math.floor(random() * policy.baseDelayMs * 0.5));
 }
 
+/** Answers of a server or gateway that failed this once; a repeated read may well get through. */
+const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+
+/** Time the retry itself needs to answer: a wait that leaves less than this of the deadline is pointless. */
+const RETRY_ANSWER_MARGIN_MS = 250;
+
+/** Waits `delay` before a retry when the deadline leaves room for it to answer; `false` (no wait) otherwise. */
+async function waitForRetry(delay: number, deadline: Deadline): Promise<boolean> {
+  if (delay + RETRY_ANSWER_MARGIN_MS >= deadline.remaining()) return false;
+  await sleep(delay);
+  return true;
+}
+
 /**
- * Sends a request, retrying throttled answers with backoff while the deadline allows (a throttled request was not
- * carried out, so retrying a write is safe). Returns the first answer that is not a rate limit.
+ * Sends a request and retries what a retry can fix, never past the deadline:
+ * - throttled answers, with backoff (a throttled request was not carried out, so retrying a write is safe);
+ * - for a `GET` only, once: a server error (500, 502, 503, 504) or a dropped connection. A read has no effect to repeat;
+ *   a write that failed this way may have been carried out, so it is not sent again.
+ * Returns the first answer that is not retried.
  */
-export async function sendWithRateLimitRetry(
+export async function sendWithRetry(
   fetchImpl: FetchLike,
   request: BoundedRequest,
   policy: BackoffPolicy = DEFAULT_BACKOFF,
 ): Promise<RawResponse> {
+  let transientRetryLeft = request.method === 'GET';
   for (let attempt = 1; ; attempt += 1) {
-    const response = await boundedFetch(fetchImpl, request);
+    let response: RawResponse;
+    try {
+      response = await boundedFetch(fetchImpl, request);
+    } catch (error) {
+      if (!(error instanceof LmsUnavailableError) || !transientRetryLeft) throw error;
+      transientRetryLeft = false;
+      if (!(await waitForRetry(retryDelayMs(1, new Headers(), policy), request.deadline))) throw error;
+      continue;
+    }
+    if (transientRetryLeft && TRANSIENT_STATUSES.has(response.status)) {
+      transientRetryLeft = false;
+      if (await waitForRetry(retryDelayMs(1, response.headers, policy), request.deadline)) continue;
+      return response;
+    }
     if (!isRateLimited(response)) return response;
     const delay = retryDelayMs(attempt, response.headers, policy);
-    // Leave the retry itself some time to answer; a wait that would use up the deadline is pointless.
-    if (attempt >= policy.maxAttempts || delay + 250 >= request.deadline.remaining()) {
+    if (attempt >= policy.maxAttempts || !(await waitForRetry(delay, request.deadline))) {
       throw new LmsRateLimitedError(request.operation, response.status);
     }
-    await sleep(delay);
   }
 }
 

@@ -41,6 +41,7 @@ export const LTI_ERROR_CODES = [
   // After validation
   'LmsLtiConfigurationError',
   'LTI_DEEP_LINKING_UNSUPPORTED',
+  'LTI_IDENTITY_CONFLICT',
   // Session reloads and exam-browser launches
   'LTI_CROSS_SITE_FRAME',
   'LTI_SESSION_MISMATCH',
@@ -84,4 +85,14 @@ export class LmsLtiConfigurationError extends LtiError {
     );
     this.name = 'LmsLtiConfigurationError';
   }
+}
+
+/** Too many logins or launches from one network or for one login state (Document 1); answered with `retry-after`. */
+export function rateLimitedError(): LtiError {
+  return new LtiError(
+    'RATE_LIMITED',
+    429,
+    'Too many launches',
+    'The tool received too many launches from your network in a short time. Wait a minute, then open the tool again from the LMS.',
+  );
 }

@@ -13,6 +13,7 @@ export const LTI_CLAIMS = {
   roles: `${LTI}roles`,
   custom: `${LTI}custom`,
   context: `${LTI}context`,
+  resourceLink: `${LTI}resource_link`,
 } as const;
 
 export const RESOURCE_LINK_REQUEST = 'LtiResourceLinkRequest';
@@ -40,17 +41,27 @@ export interface TokenExpectations {
   nowSeconds?: number;
 }
 
+/**
+ * The launch's `context` claim: `id` is the platform's opaque context id and `types` its context types, both computed
+ * by the LMS alone (course authors can edit only the label and title).
+ */
+export interface LaunchContextClaim {
+  id: string;
+  types: string[];
+  title: string | undefined;
+}
+
 /** The signed claims a launch acts on, after every check passed. */
 export interface LaunchClaims {
   issuer: string;
-  subject: string | undefined;
+  subject: string;
   deploymentId: string;
   messageType: LtiMessageType;
   target: LaunchTarget;
   roles: string[];
   custom: Record<string, unknown>;
   name: string | undefined;
-  contextTitle: string | undefined;
+  context: LaunchContextClaim | undefined;
 }
 
 const KID = /^[\x21-\x7e]{1,256}$/;
@@ -137,17 +148,18 @@ export async function verifyIdToken(
     throw tokenError('LTI_TOKEN_TARGET', 'The launch token was issued for a different page of this tool.');
   }
 
+  // Identity binds to `sub` (DESIGN.md, trust model): a launch without a user is no launch this tool can act on.
   const subject = payload.sub;
-  if (subject !== undefined && (typeof subject !== 'string' || subject.length === 0 || subject.length > 255)) {
-    throw fail.claims('subject (sub)');
-  }
+  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) throw fail.claims('subject (sub)');
   const roles = payload[LTI_CLAIMS.roles];
   if (!Array.isArray(roles) || roles.length > 100 || !roles.every((role) => typeof role === 'string' && role.length <= 512)) {
     throw fail.claims('roles claim');
   }
   const custom = payload[LTI_CLAIMS.custom] ?? {};
   if (!custom || typeof custom !== 'object' || Array.isArray(custom)) throw fail.claims('custom claim');
-  const context = payload[LTI_CLAIMS.context];
+  if (messageType === RESOURCE_LINK_REQUEST && !readResourceLinkId(payload[LTI_CLAIMS.resourceLink])) {
+    throw fail.claims('resource link id');
+  }
 
   return {
     issuer: payload.iss,
@@ -158,9 +170,22 @@ export async function verifyIdToken(
     roles: roles as string[],
     custom: custom as Record<string, unknown>,
     name: boundedString(payload.name, 256),
-    contextTitle:
-      context && typeof context === 'object' ? boundedString((context as Record<string, unknown>).title, 512) : undefined,
+    context: readContext(payload[LTI_CLAIMS.context]),
   };
+}
+
+function readResourceLinkId(claim: unknown): string | undefined {
+  return claim && typeof claim === 'object' ? boundedString((claim as Record<string, unknown>).id, 255) : undefined;
+}
+
+/** A context claim without a usable id is treated as absent: nothing course- or account-scoped follows from it. */
+function readContext(claim: unknown): LaunchContextClaim | undefined {
+  if (!claim || typeof claim !== 'object' || Array.isArray(claim)) return undefined;
+  const record = claim as Record<string, unknown>;
+  const id = boundedString(record.id, 255);
+  if (id === undefined) return undefined;
+  const types = Array.isArray(record.type) ? record.type.filter((t): t is string => typeof t === 'string' && t.length <= 512).slice(0, 20) : [];
+  return { id, types, title: boundedString(record.title, 512) };
 }
 
 /** `aud` is the client id or an array holding it; with several audiences, `azp` must name this client (OIDC §3.1.3.7). */

@@ -28,12 +28,22 @@ export function newNonce(): string {
 
 const COOKIE_PREFIX = 'exb_lti_tx_';
 const TRANSACTION_ID = /^[A-Za-z0-9_-]{43}$/;
+const ISSUED_AT = /^[0-9a-z]{1,12}$/;
+
+/**
+ * Transaction cookies a browser keeps at once. Every abandoned login leaves one for its ten minutes; without a bound,
+ * a page that keeps starting logins grows the browser's requests until the service answers 431.
+ */
+export const MAX_TRANSACTION_COOKIES = 4;
 
 export interface Transaction {
   /** Stored in the login state. */
   binding: string;
   cookieName: string;
-  /** `transaction id . binding hash`; only this browser has it. */
+  /**
+   * `transaction id . binding hash . issued at` (base-36 milliseconds); only this browser has it. The time only orders
+   * the browser's own cookies for {@link TransactionBinder.cookiesToClear}; it proves nothing.
+   */
   cookieValue: string;
 }
 
@@ -49,10 +59,22 @@ export type TransactionCheck = 'ok' | 'missing' | 'mismatch';
 export class TransactionBinder {
   constructor(private readonly key: Buffer) {}
 
-  create(): Transaction {
+  create(now: number = Date.now()): Transaction {
     const transactionId = randomToken();
     const binding = this.bind(transactionId);
-    return { binding, cookieName: this.cookieName(binding), cookieValue: `${transactionId}.${binding}` };
+    return { binding, cookieName: this.cookieName(binding), cookieValue: `${transactionId}.${binding}.${now.toString(36)}` };
+  }
+
+  /**
+   * The transaction cookies to clear before a new login sets its own, oldest first, so that at most
+   * {@link MAX_TRANSACTION_COOKIES} remain. Cookies without a readable time count as the oldest.
+   */
+  cookiesToClear(cookies: Record<string, string | undefined>): string[] {
+    const held = Object.entries(cookies)
+      .filter(([name]) => name.startsWith(COOKIE_PREFIX))
+      .map(([name, value]) => ({ name, issuedAt: issuedAt(value) }))
+      .sort((a, b) => a.issuedAt - b.issuedAt);
+    return held.slice(0, Math.max(0, held.length - (MAX_TRANSACTION_COOKIES - 1))).map((cookie) => cookie.name);
   }
 
   cookieName(binding: string): string {
@@ -64,8 +86,9 @@ export class TransactionBinder {
   check(cookies: Record<string, string | undefined>, storedBinding: string): TransactionCheck {
     const value = cookies[this.cookieName(storedBinding)];
     if (value === undefined || value === '') return 'missing';
-    const [transactionId = '', cookieBinding = '', ...rest] = value.split('.');
+    const [transactionId = '', cookieBinding = '', time, ...rest] = value.split('.');
     if (rest.length > 0 || !TRANSACTION_ID.test(transactionId)) return 'mismatch';
+    if (time !== undefined && !ISSUED_AT.test(time)) return 'mismatch';
     const expected = Buffer.from(this.bind(transactionId));
     // The cookie's own hash, the recomputed one and the stored one must all agree.
     return safeEqual(expected, Buffer.from(cookieBinding)) && safeEqual(expected, Buffer.from(storedBinding))
@@ -76,6 +99,11 @@ export class TransactionBinder {
   private bind(transactionId: string): string {
     return createHmac('sha256', this.key).update(transactionId).digest('base64url');
   }
+}
+
+function issuedAt(value: string | undefined): number {
+  const time = value?.split('.')[2];
+  return time !== undefined && ISSUED_AT.test(time) ? parseInt(time, 36) : 0;
 }
 
 function safeEqual(a: Buffer, b: Buffer): boolean {

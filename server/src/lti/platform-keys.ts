@@ -14,6 +14,8 @@ export interface PlatformKeySetOptions {
   jwksUrl: string;
   /** How long a fetched key set is used before it is fetched again. */
   cacheTtlMs?: number;
+  /** The least time between two fetches, whatever asks for one (an unknown `kid`, an expired set). */
+  cooldownMs?: number;
   timeoutMs?: number;
   /** A key set is a few kilobytes; a larger answer is refused unread. */
   maxBytes?: number;
@@ -27,21 +29,26 @@ interface CachedKeys {
 }
 
 const DEFAULT_CACHE_TTL_MS = 10 * 60 * 1000;
+const DEFAULT_COOLDOWN_MS = 30 * 1000;
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BYTES = 64 * 1024;
 
 /**
- * The LMS's id_token signing keys, fetched from its key set URL and cached. A token naming an unknown `kid` triggers one
- * refetch (the LMS rotates keys), shared by all requests waiting at that moment. Only RSA signing keys usable with RS256
- * are kept; a key under 2048 bits is kept only to explain why tokens signed with it are refused.
+ * The LMS's id_token signing keys, fetched from its key set URL and cached. A token naming an unknown `kid` triggers a
+ * refetch (the LMS rotates keys), shared by all requests waiting at that moment, but at most one fetch starts per
+ * cooldown: tokens with made-up key ids (each launch is one login away) cannot make the service hammer the LMS, and a
+ * real rotation is picked up by the first launch after the cooldown. Only RSA signing keys usable with RS256 are kept;
+ * a key under 2048 bits is kept only to explain why tokens signed with it are refused.
  *
- * Refetches are only reachable after the login state, transaction cookie and per-state budget checks, so a stranger
- * cannot make the service hammer the LMS with made-up key ids.
+ * Hand-written rather than jose's remote key set, which neither bounds the size of the answer nor keeps the weak keys
+ * whose refusal the launch explains.
  */
 export class PlatformKeySet {
   private cached: CachedKeys | undefined;
   private inFlight: Promise<CachedKeys> | undefined;
+  private lastFetchStartedAt: number | undefined;
   private readonly cacheTtlMs: number;
+  private readonly cooldownMs: number;
   private readonly timeoutMs: number;
   private readonly maxBytes: number;
   private readonly fetchImpl: typeof fetch;
@@ -49,6 +56,7 @@ export class PlatformKeySet {
 
   constructor(private readonly options: PlatformKeySetOptions) {
     this.cacheTtlMs = options.cacheTtlMs ?? DEFAULT_CACHE_TTL_MS;
+    this.cooldownMs = options.cooldownMs ?? DEFAULT_COOLDOWN_MS;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
@@ -57,19 +65,10 @@ export class PlatformKeySet {
 
   /** The usable key for `kid`; throws an {@link LtiError} when there is none or it is too weak. */
   async resolve(kid: string): Promise<PlatformKey> {
-    let keys: CachedKeys;
-    let refetched = false;
-    if (this.cached && this.now() - this.cached.fetchedAt < this.cacheTtlMs) {
-      keys = this.cached;
-    } else {
-      keys = await this.load();
-      refetched = true;
-    }
-    let key = keys.keys.get(kid);
-    if (!key && !refetched) {
-      keys = await this.load();
-      key = keys.keys.get(kid);
-    }
+    const fresh = this.cached !== undefined && this.now() - this.cached.fetchedAt < this.cacheTtlMs;
+    let key = (fresh ? this.cached! : await this.refresh()).keys.get(kid);
+    // Unknown in a fresh set: the LMS may have rotated its key. Ask again, unless it was asked moments ago.
+    if (!key && fresh) key = (await this.refresh()).keys.get(kid);
     if (!key) {
       throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'The launch was signed with a key the LMS does not publish.');
     }
@@ -89,7 +88,16 @@ export class PlatformKeySet {
     this.cached = undefined;
   }
 
-  private load(): Promise<CachedKeys> {
+  private mayFetch(): boolean {
+    return this.lastFetchStartedAt === undefined || this.now() - this.lastFetchStartedAt >= this.cooldownMs;
+  }
+
+  /** A fresh set when the cooldown allows a fetch (or one is under way); otherwise the cached one, however old. */
+  private refresh(): Promise<CachedKeys> {
+    if (this.inFlight === undefined && !this.mayFetch()) {
+      if (this.cached) return Promise.resolve(this.cached);
+      return Promise.reject(keysUnavailable('the last attempt failed moments ago'));
+    }
     // Requests that miss at the same moment share one fetch.
     this.inFlight ??= this.fetchKeys().finally(() => {
       this.inFlight = undefined;
@@ -98,6 +106,7 @@ export class PlatformKeySet {
   }
 
   private async fetchKeys(): Promise<CachedKeys> {
+    this.lastFetchStartedAt = this.now();
     let body: unknown;
     try {
       const response = await this.fetchImpl(this.options.jwksUrl, {
@@ -109,18 +118,22 @@ export class PlatformKeySet {
     } catch (error) {
       // A stale set is better than none while the LMS is briefly unreachable; a rotated key will still be unknown.
       if (this.cached) return this.cached;
-      throw new LtiError(
-        'LTI_PLATFORM_KEYS_UNAVAILABLE',
-        400,
-        'The launch could not be verified',
-        'The tool could not read the LMS’s signing keys, so it cannot verify the launch. Try again in a moment; if it keeps failing, an administrator should check LTI_JWKS_URL.',
-        [error instanceof Error ? error.message : 'fetch failed'],
-      );
+      throw keysUnavailable(error instanceof Error ? error.message : 'fetch failed');
     }
     const keys = parseKeySet(body);
     this.cached = { keys, fetchedAt: this.now() };
     return this.cached;
   }
+}
+
+function keysUnavailable(detail: string): LtiError {
+  return new LtiError(
+    'LTI_PLATFORM_KEYS_UNAVAILABLE',
+    400,
+    'The launch could not be verified',
+    'The tool could not read the LMS’s signing keys, so it cannot verify the launch. Try again in a moment; if it keeps failing, an administrator should check LTI_JWKS_URL.',
+    [detail],
+  );
 }
 
 function isBase64url(value: unknown): value is string {

@@ -4,9 +4,18 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { releaseLease, tryAcquireLease } from '../db/leases.js';
 import type { AccessTokenSource } from '../lms/client.js';
+import type { GrantHolder } from '../lms/connector.js';
 import { LmsAuthorizationRequiredError, LmsInvalidResponseError, LmsTimeoutError, LmsUnavailableError } from '../lms/errors.js';
 import { TokenClientRejectedError, TokenGrantRejectedError, type LmsTokenEndpoint } from './token-endpoint.js';
-import type { LmsTokenRepository, StoredGrant } from './token-repository.js';
+import type { GrantMetadata, LmsTokenRepository, StoredGrant } from './token-repository.js';
+
+/**
+ * A grant acts only for the `(issuer, sub)` whose authorization proved its user id (DESIGN.md, trust model); a record
+ * from before identity binding acts for nobody until the user authorizes again.
+ */
+export function grantBelongsTo(grant: Pick<GrantMetadata, 'ltiIssuer' | 'ltiSubject'>, holder: GrantHolder): boolean {
+  return grant.ltiSubject !== null && grant.ltiSubject === holder.ltiSubject && grant.ltiIssuer === holder.issuer;
+}
 
 export interface AccessTokenServiceOptions {
   /** A token this close to its expiry is refreshed before use, so it cannot expire in flight. */
@@ -52,41 +61,56 @@ export class AccessTokenService {
     };
   }
 
-  /** The token source the LMS client uses for one user. */
-  sourceFor(lmsUserId: string): AccessTokenSource {
+  /** The token source the LMS client uses for one user, acting only with a grant bound to the holder's identity. */
+  sourceFor(holder: GrantHolder): AccessTokenSource {
     return {
-      current: (operation) => this.current(lmsUserId, operation),
-      renew: (operation, rejected) => this.renew(lmsUserId, operation, rejected),
+      current: (operation) => this.current(holder, operation),
+      renew: (operation, rejected) => this.renew(holder, operation, rejected),
     };
   }
 
-  async current(lmsUserId: string, operation: string): Promise<string> {
-    const grant = this.usable(operation, await this.repository.find(lmsUserId));
+  /**
+   * Whether a usable, unexpired access token bound to the holder is stored right now. Reads the record only: no
+   * refresh, no LMS call, and no waiting for a refresh another request runs.
+   */
+  async hasStoredAccessToken(holder: GrantHolder): Promise<boolean> {
+    const grant = await this.repository.find(holder.lmsUserId);
+    if (grant === null || grant === 'unreadable' || grant.reauthorizationRequired) return false;
+    if (!grantBelongsTo(grant, holder)) return false;
+    // Unexpired, as the status route promises; the skew only matters before a token is used for a call.
+    return isAccessTokenFresh(grant.accessTokenExpiresAt, Date.now(), 0);
+  }
+
+  async current(holder: GrantHolder, operation: string): Promise<string> {
+    const grant = this.usable(operation, holder, await this.repository.find(holder.lmsUserId));
     if (this.fresh(grant)) return grant.accessToken;
-    return this.refreshOnce(lmsUserId, operation, grant.accessToken);
+    return this.refreshOnce(holder, operation, grant.accessToken);
   }
 
   /** The LMS rejected `rejected`; returns a newer token (refreshing if nobody has yet) or throws authorization required. */
-  renew(lmsUserId: string, operation: string, rejected: string): Promise<string> {
-    return this.refreshOnce(lmsUserId, operation, rejected);
+  renew(holder: GrantHolder, operation: string, rejected: string): Promise<string> {
+    return this.refreshOnce(holder, operation, rejected);
   }
 
-  private refreshOnce(lmsUserId: string, operation: string, stale: string): Promise<string> {
-    const running = this.inflight.get(lmsUserId);
+  private refreshOnce(holder: GrantHolder, operation: string, stale: string): Promise<string> {
+    // Keyed by the whole identity: a request for another subject never shares a refresh it may not use.
+    const key = JSON.stringify([holder.lmsUserId, holder.issuer, holder.ltiSubject]);
+    const running = this.inflight.get(key);
     if (running) return running;
-    const refresh = this.refreshUnderLease(lmsUserId, operation, stale).finally(() => this.inflight.delete(lmsUserId));
-    this.inflight.set(lmsUserId, refresh);
+    const refresh = this.refreshUnderLease(holder, operation, stale).finally(() => this.inflight.delete(key));
+    this.inflight.set(key, refresh);
     return refresh;
   }
 
-  private async refreshUnderLease(lmsUserId: string, operation: string, stale: string): Promise<string> {
+  private async refreshUnderLease(holder: GrantHolder, operation: string, stale: string): Promise<string> {
+    const { lmsUserId } = holder;
     const leaseName = `lms-token-refresh:${lmsUserId}`;
     const owner = randomUUID();
     const giveUpAt = Date.now() + this.options.waitTimeoutMs;
     for (;;) {
       if (await tryAcquireLease(this.orm, leaseName, owner, this.options.leaseTtlSeconds)) {
         try {
-          return await this.refreshHoldingLease(lmsUserId, operation, stale);
+          return await this.refreshHoldingLease(holder, operation, stale);
         } finally {
           await releaseLease(this.orm, leaseName, owner).catch((error: unknown) =>
             this.logger.warn({ err: error, leaseName }, 'could not release the token refresh lease'),
@@ -95,14 +119,15 @@ export class AccessTokenService {
       }
       // Another instance is refreshing: its result lands in the record.
       await sleep(this.options.pollIntervalMs);
-      const grant = this.usable(operation, await this.repository.find(lmsUserId));
+      const grant = this.usable(operation, holder, await this.repository.find(lmsUserId));
       if (grant.accessToken !== stale && this.fresh(grant)) return grant.accessToken;
       if (Date.now() >= giveUpAt) throw new LmsTimeoutError(operation);
     }
   }
 
-  private async refreshHoldingLease(lmsUserId: string, operation: string, stale: string): Promise<string> {
-    const grant = this.usable(operation, await this.repository.find(lmsUserId));
+  private async refreshHoldingLease(holder: GrantHolder, operation: string, stale: string): Promise<string> {
+    const { lmsUserId } = holder;
+    const grant = this.usable(operation, holder, await this.repository.find(lmsUserId));
     // Someone refreshed (or the user authorized again) between our read and the lease.
     if (grant.accessToken !== stale && this.fresh(grant)) return grant.accessToken;
     if (!grant.refreshToken || !this.tokenEndpoint) {
@@ -130,16 +155,17 @@ export class AccessTokenService {
     const saved = await this.repository.saveRefresh(grant, refreshed);
     if (!saved) {
       // A new authorization replaced the record while we refreshed; its token is the one to use.
-      const latest = this.usable(operation, await this.repository.find(lmsUserId));
+      const latest = this.usable(operation, holder, await this.repository.find(lmsUserId));
       if (this.fresh(latest)) return latest.accessToken;
       throw new LmsAuthorizationRequiredError(operation, 'reauthorization-required');
     }
     return refreshed.accessToken;
   }
 
-  private usable(operation: string, grant: StoredGrant | 'unreadable' | null): StoredGrant {
+  private usable(operation: string, holder: GrantHolder, grant: StoredGrant | 'unreadable' | null): StoredGrant {
     if (grant === null) throw new LmsAuthorizationRequiredError(operation, 'no-grant');
     if (grant === 'unreadable') throw new LmsAuthorizationRequiredError(operation, 'unreadable');
+    if (!grantBelongsTo(grant, holder)) throw new LmsAuthorizationRequiredError(operation, 'identity-unproven');
     if (grant.reauthorizationRequired) throw new LmsAuthorizationRequiredError(operation, 'reauthorization-required');
     return grant;
   }

@@ -1,14 +1,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { AppConfig } from '../config.js';
-import type { Principal } from '../domain/principal.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { Principal } from '../identity/principal.js';
 import { sessionBindingHash, type SessionData } from '../security/session.js';
 import { scopesForProfile } from './grant-rules.js';
-import { lmsReturnUrl, redirectUrlOrDefault, safeLocalPath, DEFAULT_REDIRECT_PATH } from './redirect.js';
+import { lmsHomeUrl } from '../lms/pages.js';
+import { redirectUrlOrDefault, safeLocalPath, DEFAULT_REDIRECT_PATH } from './redirect.js';
 import { principalBinding, PURPOSE_BY_KIND, type OAuthState, type OAuthStateStore } from './state.js';
 import type { LmsTokenEndpoint } from './token-endpoint.js';
-import { GrantDowngradeRefusedError, type LmsTokenRepository } from './token-repository.js';
+import { GrantDowngradeRefusedError, IdentityBindingConflictError, type LmsTokenRepository } from './token-repository.js';
+import type { IdentityService } from '../identity/identity-service.js';
 
 /** Why a callback failed; shown to the user as a sentence, logged as the code. */
 export type CallbackFailure =
@@ -22,6 +24,7 @@ export type CallbackFailure =
   | 'not-configured'
   | 'exchange-failed'
   | 'user-mismatch'
+  | 'identity-conflict'
   | 'grant-narrowed';
 
 export const CALLBACK_FAILURE_MESSAGES: Readonly<Record<CallbackFailure, string>> = {
@@ -35,6 +38,8 @@ export const CALLBACK_FAILURE_MESSAGES: Readonly<Record<CallbackFailure, string>
   'not-configured': 'LMS API access is not configured for this service.',
   'exchange-failed': 'The LMS did not confirm the authorization. Try again in a moment.',
   'user-mismatch': 'The LMS authorized a different user than the one signed in to the tool.',
+  'identity-conflict':
+    'This LMS account is already connected to another identity in this tool. Open the tool again from the LMS; if this repeats, tell your LMS administrator.',
   'grant-narrowed': 'Your LMS authorization changed while this one was in progress. Start the authorization again from the tool.',
 };
 
@@ -68,14 +73,27 @@ export interface CallbackDependencies {
   states: OAuthStateStore;
   tokens: LmsTokenRepository;
   tokenEndpoint: LmsTokenEndpoint | undefined;
+  /** Proves the principal's course or account with the grant just stored (best effort). */
+  identity: Pick<IdentityService, 'afterAuthorization'>;
   logger: Logger;
 }
 
-/** LMS-provided text shown in the error view: printable, single-line and short, whatever a crafted link carries. */
+/** The longest LMS error description the error view shows; longer ones are cut with an ellipsis. */
+export const MAX_LMS_ERROR_DESCRIPTION_LENGTH = 160;
+
+/**
+ * LMS-provided text shown in the error view: printable, single-line and short, whatever a crafted link carries (anyone
+ * can send a user to the callback with an `error_description` of their choosing). The view shows it as plain text.
+ */
 function displayText(value: string | undefined, max: number): string | undefined {
   if (value === undefined) return undefined;
-  const cleaned = value.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ').trim();
-  return cleaned.length === 0 ? undefined : cleaned.slice(0, max);
+  const cleaned = value
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (cleaned.length === 0) return undefined;
+  const characters = [...cleaned];
+  return characters.length <= max ? cleaned : `${characters.slice(0, max - 1).join('').trimEnd()}…`;
 }
 
 function sameSecret(a: string, b: string): boolean {
@@ -115,7 +133,7 @@ export async function completeAuthorization(
   // 1. The LMS reports a refusal or error: nothing is exchanged.
   if (query.error !== undefined) {
     const lmsError = displayText(query.error, 64);
-    const lmsErrorDescription = displayText(query.error_description, 500);
+    const lmsErrorDescription = displayText(query.error_description, MAX_LMS_ERROR_DESCRIPTION_LENGTH);
     return fail('lms-error', { ...(lmsError ? { lmsError } : {}), ...(lmsErrorDescription ? { lmsErrorDescription } : {}) });
   }
   if (query.state === undefined || query.code === undefined) return fail('invalid-request');
@@ -149,7 +167,7 @@ export async function completeAuthorization(
     return fail('exchange-failed');
   }
 
-  // 8. The token belongs to the verified user.
+  // 8. The token belongs to the verified user: the LMS itself proves the claimed user id for this session's `sub`.
   if (!grant.user || grant.user.id !== principal.lmsUserId) {
     const revoked = await tokenEndpoint.revoke(grant.accessToken);
     deps.logger.warn({ purpose: consumed.purpose, revoked }, 'LMS OAuth token belongs to another user; discarded');
@@ -169,11 +187,21 @@ export async function completeAuthorization(
       lmsGlobalUserId: grant.user.globalId,
       lmsRegion: grant.region,
       accountId: principal.kind === 'admin' ? principal.accountId : null,
+      ltiIssuer: principal.issuer,
+      ltiSubject: principal.ltiSubject,
     });
   } catch (error) {
     if (error instanceof GrantDowngradeRefusedError) return fail('grant-narrowed');
+    if (error instanceof IdentityBindingConflictError) {
+      const revoked = await tokenEndpoint.revoke(grant.accessToken);
+      deps.logger.warn({ purpose: consumed.purpose, revoked }, 'LMS OAuth grant conflicts with an identity binding; discarded');
+      return fail('identity-conflict');
+    }
     throw error;
   }
+
+  // With the user proven, the course or account of the launch can be proven through the same grant.
+  await deps.identity.afterAuthorization(principal);
 
   // 10. A completion view without privileges; never a management view.
   const view: CallbackView =
@@ -181,7 +209,7 @@ export async function completeAuthorization(
       ? { view: 'student-session-connected', returnUrl: safeLocalPath(consumed.redirectUrl, deps.config.baseUrl) ?? `${DEFAULT_REDIRECT_PATH}?connected=1` }
       : {
           view: 'lms-oauth-connected',
-          lmsReturnUrl: lmsReturnUrl(deps.config.lmsUrl, principal),
+          lmsReturnUrl: lmsHomeUrl(deps.config.lmsUrl, principal),
           redirectUrl: redirectUrlOrDefault(consumed.redirectUrl, deps.config.baseUrl),
         };
   return { ok: true, view, grantType: stored.grantType };

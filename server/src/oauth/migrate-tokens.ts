@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../config/app-config.js';
 import { createTokenRepository } from './services.js';
 import type { MigrationReport } from './token-repository.js';
 

@@ -1,4 +1,4 @@
-import type { CoursePrincipal } from '../domain/principal.js';
+import type { CoursePrincipal } from '../identity/principal.js';
 
 /**
  * Where an instructor route sends the user when the LMS no longer accepts their grant (Document 2: `authUrl` starts

@@ -1,5 +1,4 @@
 import { isContentId } from '@exb/shared/content-id.js';
-import type { Principal } from '../domain/principal.js';
 
 export const DEFAULT_REDIRECT_PATH = '/lti/launch';
 const MAX_REDIRECT_LENGTH = 2048;
@@ -7,7 +6,8 @@ const MAX_REDIRECT_LENGTH = 2048;
 /**
  * A redirect target that can only lead back into the service: a path (optionally with a query) on the service's own
  * origin. Scheme-relative (`//host`), backslash tricks, control characters, encoded dot segments and anything that
- * resolves elsewhere give `null`; the caller substitutes the default.
+ * resolves elsewhere give `null`; the caller substitutes the default. The input is judged before and the result
+ * after normalization: dot segments can turn a harmless-looking path into a scheme-relative one (`/.//host`).
  */
 export function safeLocalPath(value: unknown, baseUrl: string): string | null {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_REDIRECT_LENGTH) return null;
@@ -22,7 +22,9 @@ export function safeLocalPath(value: unknown, baseUrl: string): string | null {
   if (url.origin !== base.origin || url.username || url.password) return null;
   // Encoded dots and slashes are normalised away by URL parsing, so they are judged on the raw path.
   if (/%2e|%2f|%5c/i.test(value.split(/[?#]/, 1)[0]!)) return null;
-  return `${url.pathname}${url.search}`;
+  const normalized = `${url.pathname}${url.search}`;
+  // Sent as a Location, `//host` or `/\host` would leave the origin.
+  return /^\/(?![/\\])/.test(normalized) ? normalized : null;
 }
 
 /** The instructor and administrator `redirect_url` rule: a safe local path, anything else becomes `/lti/launch`. */
@@ -47,10 +49,4 @@ export function studentReturnUrl(launchTarget: string): string {
     if (isContentId(contentId)) return `/exb/launch/${contentId}?connected=1`;
   }
   return `${DEFAULT_REDIRECT_PATH}?connected=1`;
-}
-
-/** The LMS page of the principal's course or account, for the "return to the LMS" link of the completion view. */
-export function lmsReturnUrl(lmsUrl: string, principal: Principal): string {
-  const path = principal.kind === 'admin' ? `/accounts/${principal.accountId}` : `/courses/${principal.courseId}`;
-  return new URL(path, lmsUrl).href;
 }

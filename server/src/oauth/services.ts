@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { AppConfig } from '../config.js';
+import type { AppConfig } from '../config/app-config.js';
 import type { LmsClientSettings } from '../lms/client.js';
 import { LmsConnector } from '../lms/connector.js';
 import type { FetchLike } from '../lms/http.js';
@@ -58,7 +58,7 @@ export function createOAuthServices(
   const accessTokens = new AccessTokenService(tokens, tokenEndpoint, orm, logger, options.accessTokens);
   const lms = new LmsConnector(
     { ...options.lms, lmsUrl: config.lmsUrl, ...(options.fetch ? { fetch: options.fetch } : {}) },
-    (lmsUserId) => accessTokens.sourceFor(lmsUserId),
+    (holder) => accessTokens.sourceFor(holder),
   );
   return {
     oauth: { states: new OAuthStateStore(oneTimeStore), popupTickets: new PopupTicketStore(oneTimeStore), tokens, tokenEndpoint, accessTokens },

@@ -1,7 +1,8 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
 import type { AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { z } from 'zod';
-import type { AppConfig } from '../config.js';
-import type { PrincipalKind } from '../domain/principal.js';
+import type { AppConfig } from '../config/app-config.js';
+import type { PrincipalKind } from '../identity/principal.js';
 import { sessionBindingHash, type SessionData } from '../security/session.js';
 import { profileForStart, scopeParameter } from './grant-rules.js';
 import { redirectUrlOrDefault, studentReturnUrl } from './redirect.js';
@@ -25,7 +26,7 @@ export const startQuerySchema = z.object({
   redirect_url: z.string().max(4096).optional(),
 });
 
-export type StartRefusal = { ok: false; status: 400 | 401 | 403 | 503; code: string; message: string };
+export type StartRefusal = { ok: false; status: 400 | 401 | 403 | 503; code: ErrorCode; message: string };
 export type StartOutcome = { ok: true; location: string; state: OAuthState } | StartRefusal;
 
 export interface StartDependencies {
@@ -40,7 +41,7 @@ const WRONG_ROLE: Record<StartEndpoint, string> = {
   admin: 'LMS administrator authorization requires a root-account administrator launch.',
 };
 
-function refuse(status: StartRefusal['status'], code: string, message: string): StartRefusal {
+function refuse(status: StartRefusal['status'], code: ErrorCode, message: string): StartRefusal {
   return { ok: false, status, code, message };
 }
 

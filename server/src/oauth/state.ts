@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Principal, PrincipalKind } from '../domain/principal.js';
+import type { Principal, PrincipalKind } from '../identity/principal.js';
 import type { OneTimeStore } from '../security/one-time-store.js';
 
 export const OAUTH_PURPOSES = ['lms-oauth-v2', 'lms-student-session-oauth-v1', 'lms-admin-oauth-v1'] as const;

@@ -11,6 +11,9 @@ export interface GrantMetadata {
   grantType: GrantType;
   scopes: string[];
   accountId: string | null;
+  /** The `(issuer, sub)` whose authorization proved the user id; `null` on a record from before identity binding. */
+  ltiIssuer: string | null;
+  ltiSubject: string | null;
   accessTokenExpiresAt: Date | null;
   reauthorizationRequired: boolean;
   /** `null` for a legacy plaintext row. */
@@ -34,6 +37,9 @@ export interface NewAuthorization {
   lmsRegion: string | null;
   /** The verified root account of an administrator authorization. */
   accountId: string | null;
+  /** The signed identity of the launch whose session completed the authorization: the LMS proved the user id for it. */
+  ltiIssuer: string;
+  ltiSubject: string;
 }
 
 export interface RefreshedTokens {
@@ -51,6 +57,17 @@ export interface MigrationReport {
   unreadable: number;
 }
 
+/**
+ * The authorization would bind a user id to a second subject, or a subject to a second user id: one side was proven
+ * for someone else before. Identity bindings never change, so the authorization is refused.
+ */
+export class IdentityBindingConflictError extends Error {
+  constructor() {
+    super('the LMS user id or LTI subject is already bound to another identity');
+    this.name = 'IdentityBindingConflictError';
+  }
+}
+
 /** An authorization with only the application scopes arrived for a user whose record holds an administrator grant. */
 export class GrantDowngradeRefusedError extends Error {
   constructor() {
@@ -65,6 +82,8 @@ interface Row {
   grant_type: GrantType;
   scopes: string[];
   account_id: string | null;
+  lti_issuer: string | null;
+  lti_subject: string | null;
   access_token_expires_at: Date | null;
   reauthorization_required_at: Date | null;
   token_key_id: string | null;
@@ -75,8 +94,8 @@ interface Row {
   version: number;
 }
 
-const COLUMNS = `id, lms_user_id, grant_type, scopes, account_id, access_token_expires_at, reauthorization_required_at,
-  token_key_id, access_token_ciphertext, refresh_token_ciphertext, legacy_access_token, legacy_refresh_token, version`;
+const COLUMNS = `id, lms_user_id, grant_type, scopes, account_id, lti_issuer, lti_subject, access_token_expires_at,
+  reauthorization_required_at, token_key_id, access_token_ciphertext, refresh_token_ciphertext, legacy_access_token, legacy_refresh_token, version`;
 
 /**
  * Binds a ciphertext to its row and field: the record id and the LMS user id (the contract's associated data) plus
@@ -84,6 +103,12 @@ const COLUMNS = `id, lms_user_id, grant_type, scopes, account_id, access_token_e
  */
 export function tokenAssociatedData(id: string, lmsUserId: string, field: 'access' | 'refresh'): string {
   return `lms-oauth-token/v1|${id}|${lmsUserId}|${field}`;
+}
+
+/** A unique or check violation of the named constraint, as the PostgreSQL driver reports it through the ORM. */
+function isConstraintViolation(error: unknown, constraint: string): boolean {
+  const record = error as { constraint?: unknown; code?: unknown } | null;
+  return typeof record === 'object' && record !== null && record.constraint === constraint;
 }
 
 function expiryFrom(expiresInSeconds: number | null): Date | null {
@@ -97,6 +122,8 @@ function metadataOf(row: Row): GrantMetadata {
     grantType: row.grant_type,
     scopes: row.scopes,
     accountId: row.account_id,
+    ltiIssuer: row.lti_issuer,
+    ltiSubject: row.lti_subject,
     accessTokenExpiresAt: row.access_token_expires_at ? new Date(row.access_token_expires_at) : null,
     reauthorizationRequired: row.reauthorization_required_at !== null,
     tokenKeyId: row.token_key_id,
@@ -116,6 +143,39 @@ export class LmsTokenRepository {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * The identity bindings the records hold under `subject.issuer` that involve its user id or its subject (each record
+   * binds one user id to the subject whose authorization proved it); what `identity/` checks claimed ids against.
+   */
+  async userBindings(subject: { issuer: string; lmsUserId: string; ltiSubject: string }): Promise<{ lmsUserId: string; ltiSubject: string }[]> {
+    const rows = await this.orm.em.getConnection().execute<{ lms_user_id: string; lti_subject: string }[]>(
+      'select lms_user_id, lti_subject from lms_oauth_token where lti_issuer = ? and (lms_user_id = ? or lti_subject = ?)',
+      [subject.issuer, subject.lmsUserId, subject.ltiSubject],
+    );
+    return rows.map((row) => ({ lmsUserId: row.lms_user_id, ltiSubject: row.lti_subject }));
+  }
+
+  /**
+   * Whose stored grant can check a course's access codes when nobody is at the keyboard (the background verifier): the
+   * preferred user (whose grant last checked it), else the instructor who proved the course to the tool, else an
+   * administrator of the root account the course is connected in. Only grants bound to a signed identity and not
+   * waiting for re-authorization qualify; the holder is what `LmsConnector.forPrincipal` needs.
+   */
+  async courseManagerHolder(courseId: string, preferredLmsUserId: string | null): Promise<{ lmsUserId: string; issuer: string; ltiSubject: string } | null> {
+    const rows = await this.orm.em.getConnection().execute<{ lms_user_id: string; lti_issuer: string; lti_subject: string }[]>(
+      `select t.lms_user_id, t.lti_issuer, t.lti_subject from lms_oauth_token t
+       where t.lti_issuer is not null and t.lti_subject is not null and t.reauthorization_required_at is null
+         and (t.lms_user_id = ?
+           or t.lms_user_id in (select b.proven_by_lms_user_id from lti_context_binding b where b.context_kind = 'course' and b.lms_id = ?)
+           or (t.grant_type = 'account_admin' and t.account_id in (select c.account_id from admin_course c where c.course_id = ?)))
+       order by (t.lms_user_id = ?) desc, (t.grant_type = 'account_admin') asc, t.lms_user_id
+       limit 1`,
+      [preferredLmsUserId ?? '', courseId, courseId, preferredLmsUserId ?? ''],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { lmsUserId: row.lms_user_id, issuer: row.lti_issuer, ltiSubject: row.lti_subject };
+  }
+
   async findMetadata(lmsUserId: string): Promise<GrantMetadata | null> {
     const row = await this.row(lmsUserId);
     return row ? metadataOf(row) : null;
@@ -131,9 +191,20 @@ export class LmsTokenRepository {
   /**
    * Stores a completed authorization on the user's one record: inserts it, or updates it in place (same id) under a
    * row lock. An administrator record is only replaced by another administrator grant; the start endpoints request the
-   * administrator set whenever one exists, so a narrower grant here means the record changed during the flow.
+   * administrator set whenever one exists, so a narrower grant here means the record changed during the flow. The
+   * record is bound to the authorizing subject; a record bound to another subject, or a subject bound to another
+   * user, refuses the authorization ({@link IdentityBindingConflictError}).
    */
   async saveAuthorization(grant: NewAuthorization): Promise<{ id: string; grantType: GrantType }> {
+    try {
+      return await this.upsertAuthorization(grant);
+    } catch (error) {
+      if (isConstraintViolation(error, 'lms_oauth_token_lti_identity_key')) throw new IdentityBindingConflictError();
+      throw error;
+    }
+  }
+
+  private async upsertAuthorization(grant: NewAuthorization): Promise<{ id: string; grantType: GrantType }> {
     const grantType = grantTypeForScopes(grant.scopes);
     const scopes = [...grant.scopes];
     const expiresAt = expiryFrom(grant.expiresInSeconds);
@@ -144,10 +215,14 @@ export class LmsTokenRepository {
         const id = current?.id ?? randomUUID();
         const sealed = this.sealPair(id, grant.lmsUserId, grant.accessToken, grant.refreshToken);
         if (current) {
+          if (current.lti_subject !== null && (current.lti_subject !== grant.ltiSubject || current.lti_issuer !== grant.ltiIssuer)) {
+            throw new IdentityBindingConflictError();
+          }
           if (current.grant_type === 'account_admin' && grantType !== 'account_admin') throw new GrantDowngradeRefusedError();
           await em.execute(
             `update lms_oauth_token set grant_type = ?, scopes = array[?]::text[], lms_user_name = ?, lms_global_user_id = ?,
-               lms_region = ?, account_id = coalesce(?, account_id), token_key_id = ?, access_token_ciphertext = ?,
+               lms_region = ?, account_id = coalesce(?, account_id), lti_issuer = ?, lti_subject = ?, token_key_id = ?,
+               access_token_ciphertext = ?,
                refresh_token_ciphertext = ?, legacy_access_token = null, legacy_refresh_token = null,
                access_token_expires_at = ?, reauthorization_required_at = null, authorized_at = now(), refreshed_at = null,
                updated_at = now(), version = version + 1
@@ -159,6 +234,8 @@ export class LmsTokenRepository {
               grant.lmsGlobalUserId,
               grant.lmsRegion,
               grant.accountId,
+              grant.ltiIssuer,
+              grant.ltiSubject,
               sealed.kid,
               sealed.access,
               sealed.refresh,
@@ -171,8 +248,9 @@ export class LmsTokenRepository {
         }
         const inserted = await em.execute<{ id: string }[]>(
           `insert into lms_oauth_token (id, lms_user_id, grant_type, scopes, lms_user_name, lms_global_user_id, lms_region,
-             account_id, token_key_id, access_token_ciphertext, refresh_token_ciphertext, access_token_expires_at)
-           values (?, ?, ?, array[?]::text[], ?, ?, ?, ?, ?, ?, ?, ?)
+             account_id, lti_issuer, lti_subject, token_key_id, access_token_ciphertext, refresh_token_ciphertext,
+             access_token_expires_at)
+           values (?, ?, ?, array[?]::text[], ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            on conflict (lms_user_id) do nothing
            returning id`,
           [
@@ -184,6 +262,8 @@ export class LmsTokenRepository {
             grant.lmsGlobalUserId,
             grant.lmsRegion,
             grant.accountId,
+            grant.ltiIssuer,
+            grant.ltiSubject,
             sealed.kid,
             sealed.access,
             sealed.refresh,

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../identity/principal.js';
 import { deriveKey } from './derived-keys.js';
 import { sessionBindingHash, type SessionData } from './session.js';
 
@@ -17,9 +17,6 @@ import { sessionBindingHash, type SessionData } from './session.js';
 
 export const ACTION_TOKEN_HEADER = 'x-exb-action-token';
 export const ACTION_TOKEN_BODY_FIELD = 'actionToken';
-/** The error code of a request whose action token is missing, malformed, expired or issued to someone else. */
-export const ACTION_TOKEN_ERROR_CODE = 'INVALID_ACTION_TOKEN';
-
 export const ACTION_TOKEN_PURPOSES = ['config-grant', 'admin-mutation'] as const;
 export type ActionTokenPurpose = (typeof ACTION_TOKEN_PURPOSES)[number];
 
@@ -28,6 +25,18 @@ export type ActionTokenPurpose = (typeof ACTION_TOKEN_PURPOSES)[number];
  * reload of the page issues a fresh one.
  */
 export const ACTION_TOKEN_TTL_SECONDS = 15 * 60;
+
+/**
+ * Administrator mutations change enforcement across a whole school, so their token lives shorter; the dashboard renews
+ * it through a same-origin query well before it expires (`admin.actionToken.renew`), so working for hours never meets
+ * an expired one.
+ */
+export const ADMIN_ACTION_TOKEN_TTL_SECONDS = 10 * 60;
+
+const TTL_SECONDS_BY_PURPOSE: Readonly<Record<ActionTokenPurpose, number>> = {
+  'config-grant': ACTION_TOKEN_TTL_SECONDS,
+  'admin-mutation': ADMIN_ACTION_TOKEN_TTL_SECONDS,
+};
 
 const VERSION = 'v1';
 const MAC_LENGTH = 43;
@@ -41,6 +50,7 @@ export type ActionTokenCheck =
 export interface ActionTokenOptions {
   /** Milliseconds since the epoch; injected so expiry can be tested. */
   now?: () => number;
+  /** One lifetime for every purpose (tests); by default each purpose has its own. */
   ttlSeconds?: number;
 }
 
@@ -50,22 +60,27 @@ function scopeOf(principal: Principal): string {
 
 export class ActionTokens {
   private readonly now: () => number;
-  private readonly ttlSeconds: number;
+  private readonly ttlSeconds: number | undefined;
 
   constructor(
     private readonly key: Buffer,
     options: ActionTokenOptions = {},
   ) {
     this.now = options.now ?? Date.now;
-    this.ttlSeconds = options.ttlSeconds ?? ACTION_TOKEN_TTL_SECONDS;
+    this.ttlSeconds = options.ttlSeconds;
   }
 
   static fromAppSecret(appSecret: Buffer, options?: ActionTokenOptions): ActionTokens {
     return new ActionTokens(deriveKey(appSecret, 'action-token'), options);
   }
 
+  /** Seconds a token of `purpose` lives from its issue. */
+  lifetimeSeconds(purpose: ActionTokenPurpose): number {
+    return this.ttlSeconds ?? TTL_SECONDS_BY_PURPOSE[purpose];
+  }
+
   issue(session: Pick<SessionData, 'sid' | 'principal'>, purpose: ActionTokenPurpose): string {
-    const expiry = Math.floor(this.now() / 1000) + this.ttlSeconds;
+    const expiry = Math.floor(this.now() / 1000) + this.lifetimeSeconds(purpose);
     return `${VERSION}.${purpose}.${expiry}.${this.mac(session, purpose, expiry)}`;
   }
 

@@ -5,6 +5,12 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimite
 /** The table created by the admission-budget migration; every distributed budget shares it under its own key prefix. */
 export const ADMISSION_BUDGET_TABLE = 'admission_budget';
 
+/**
+ * The contract's `retry-after` of every answer refused for a spent budget: logins and launches (Document 1) and the
+ * exam-browser routes (Document 3), 60 seconds each.
+ */
+export const RATE_LIMIT_RETRY_AFTER_SECONDS = 60;
+
 export type AdmissionDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
 /** A number of points per key and window; each `consume` takes one. */

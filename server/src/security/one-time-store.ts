@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { systemClock, type Clock } from '../clock.js';
 import { open, seal } from './aead.js';
 import { randomToken, sha256Hex } from './random-token.js';
 
@@ -8,20 +9,25 @@ export interface IssuedToken {
 }
 
 /**
- * One-time tokens kept in PostgreSQL. The token itself is never stored: rows are keyed by its SHA-256 and the payload
- * is sealed with AES-GCM bound to the row id and purpose. `consume` is one conditional UPDATE, so among any number of
- * parallel requests on any number of instances exactly one wins.
+ * One-time tokens kept in PostgreSQL (`one_time_token`): OAuth states, popup tickets, LTI login states. The token itself
+ * is never stored: rows are keyed by its SHA-256 and the payload is sealed with AES-GCM bound to the row id and purpose.
+ * `consume` is one conditional UPDATE, so among any number of parallel requests on any number of instances exactly one
+ * wins. Expiry is compared with the service clock the statements are given, like the exam-browser tokens'.
+ *
+ * The exam-browser flow keeps its own tokens apart (`exb_student_token`), because they are bound to an assessment and a
+ * settings fingerprint and are spent in the same statement that reads that assessment's settings.
  */
 export class OneTimeStore {
   constructor(
     private readonly orm: MikroORM,
     private readonly key: Buffer,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async issue(purpose: string, payload: unknown, ttlSeconds: number): Promise<IssuedToken> {
     const token = randomToken();
     const id = sha256Hex(token);
-    const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
+    const expiresAt = new Date(this.clock() + ttlSeconds * 1000);
     const sealed = seal(this.key, Buffer.from(JSON.stringify(payload), 'utf8'), `${purpose}:${id}`);
     await this.orm.em
       .getConnection()
@@ -40,8 +46,8 @@ export class OneTimeStore {
     const rows = await this.orm.em
       .getConnection()
       .execute<{ payload: Buffer }[]>(
-        'select payload from one_time_token where id = ? and purpose = ? and consumed_at is null and expires_at > now()',
-        [id, purpose],
+        'select payload from one_time_token where id = ? and purpose = ? and consumed_at is null and expires_at > ?',
+        [id, purpose, new Date(this.clock())],
       );
     return this.unseal<T>(purpose, id, rows[0]?.payload);
   }
@@ -49,13 +55,14 @@ export class OneTimeStore {
   /** Atomically marks the token consumed and returns its payload; `null` for unknown, expired or already used. */
   async consume<T>(purpose: string, token: string): Promise<T | null> {
     const id = sha256Hex(token);
+    const now = new Date(this.clock());
     const rows = await this.orm.em
       .getConnection()
       .execute<{ payload: Buffer }[]>(
-        `update one_time_token set consumed_at = now()
-         where id = ? and purpose = ? and consumed_at is null and expires_at > now()
+        `update one_time_token set consumed_at = ?
+         where id = ? and purpose = ? and consumed_at is null and expires_at > ?
          returning payload`,
-        [id, purpose],
+        [now, id, purpose, now],
       );
     return this.unseal<T>(purpose, id, rows[0]?.payload);
   }
@@ -65,8 +72,8 @@ export class OneTimeStore {
     const result = await this.orm.em
       .getConnection()
       .execute<{ affectedRows: number }>(
-        "delete from one_time_token where expires_at < now() - (? * interval '1 second')",
-        [olderThanSeconds],
+        'delete from one_time_token where expires_at < ?',
+        [new Date(this.clock() - olderThanSeconds * 1000)],
         'run',
       );
     return result.affectedRows;

@@ -2,26 +2,23 @@ import type { CookieSerializeOptions } from '@fastify/cookie';
 
 export const SESSION_COOKIE_NAME = 'exb_session';
 
-/** True for a plain-HTTP development origin on the local machine, the one place a cookie may go without `Secure`. */
-export function isLocalDevelopmentOrigin(baseUrl: string): boolean {
-  const url = new URL(baseUrl);
-  return url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
-}
-
 /**
- * The tool runs inside the LMS's iframe, a third-party context: its cookies must be `SameSite=None; Secure`. On a
- * local http origin, `Secure` cookies are not stored, and the LMS on another port of the same host is same-site
- * anyway, so `Lax` works there.
+ * Attributes of every cookie the service sets (session and login transaction), on every origin.
+ *
+ * The tool runs inside the LMS's iframe, a third-party context, so its cookies must be `SameSite=None; Secure`: the
+ * launch is a cross-site form post into that frame. This holds on a local http origin too: an HTTPS LMS is cross-site
+ * to `http://localhost` even on the same host (schemeful same-site), so `Lax` would break such launches, and browsers
+ * (Chromium, Firefox since 75) store and send `Secure` cookies on `http://localhost` and `127.0.0.0/8`, which count as
+ * secure contexts. `Partitioned` keeps the cookies in browsers that block unpartitioned third-party cookies, scoped to
+ * the embedding LMS site.
  */
-export function sessionCookieOptions(baseUrl: string, maxAgeSeconds?: number): CookieSerializeOptions {
-  const local = isLocalDevelopmentOrigin(baseUrl);
+export function sessionCookieOptions(maxAgeSeconds?: number): CookieSerializeOptions {
   return {
     path: '/',
     httpOnly: true,
-    secure: !local,
-    sameSite: local ? 'lax' : 'none',
-    // Browsers that block third-party cookies still keep partitioned ones, scoped to the embedding LMS.
-    partitioned: !local,
+    secure: true,
+    sameSite: 'none',
+    partitioned: true,
     ...(maxAgeSeconds === undefined ? {} : { maxAge: maxAgeSeconds }),
   };
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { principalSchema, type Principal } from '../domain/principal.js';
+import { principalSchema, type Principal } from '../identity/principal.js';
 import { randomToken, sha256Hex } from './random-token.js';
 
 /**
@@ -16,6 +16,7 @@ export const sessionDataSchema = z.object({
   lmsReturnUrl: z.string().max(2048).optional(),
   /** Completed exam-browser launches: content id → epoch milliseconds. */
   exbLaunches: z.record(z.string(), z.number()).default({}),
+  /** When the launch that created the session happened; popup handovers keep it. */
   createdAt: z.number(),
 });
 
@@ -23,10 +24,25 @@ export type SessionData = z.infer<typeof sessionDataSchema>;
 
 const SESSION_KEY = 'data';
 
-/** The current session, or `null` when there is none or it does not validate (e.g. after a format change). */
-export function readSession(request: FastifyRequest): SessionData | null {
+/**
+ * A session ends this long after the launch that created it, however often it was used since: the cookie's own
+ * expiry slides with every write, so without this a session in daily use would never end.
+ */
+export const SESSION_MAX_AGE_MS = 12 * 60 * 60 * 1000;
+
+/**
+ * The sealed session whatever its age, or `null`. Only a new launch of the same person reads an expired one, to carry
+ * over its record of completed exam-browser launches; everything else uses {@link readSession}.
+ */
+export function readSessionOfAnyAge(request: FastifyRequest): SessionData | null {
   const parsed = sessionDataSchema.safeParse(request.session.get(SESSION_KEY));
   return parsed.success ? parsed.data : null;
+}
+
+/** The current session: `null` when there is none, it does not validate (e.g. after a format change) or it is too old. */
+export function readSession(request: FastifyRequest, now: number = Date.now()): SessionData | null {
+  const session = readSessionOfAnyAge(request);
+  return session !== null && now - session.createdAt < SESSION_MAX_AGE_MS ? session : null;
 }
 
 export function readPrincipal(request: FastifyRequest): Principal | null {

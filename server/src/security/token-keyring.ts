@@ -1,5 +1,10 @@
-import type { TokenEncryptionKey } from '../config.js';
 import { open, seal } from './aead.js';
+
+/** One key of `TOKEN_ENCRYPTION_KEYS`: its id, stored with every ciphertext it seals, and 32 bytes of AES-256 key. */
+export interface TokenEncryptionKey {
+  kid: string;
+  key: Buffer;
+}
 
 export interface SealedValue {
   kid: string;

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { z } from 'zod';
 import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
@@ -17,6 +18,7 @@ const TRPC_CODE_BY_STATUS: Readonly<Record<number, TRPC_ERROR_CODE_KEY>> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'TOO_MANY_REQUESTS',
   502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
@@ -42,10 +44,11 @@ export interface RestError {
   readonly status: number;
   readonly body: {
     success: false;
-    error_code: string;
+    error_code: ErrorCode;
     message: string;
     requiresAuth?: true;
     authUrl?: string;
+    [detail: string]: unknown;
   };
 }
 
@@ -67,10 +70,12 @@ export function restErrorOf(error: unknown): RestError | null {
     return {
       status: refusal.status,
       body: {
+        ...refusal.details,
         success: false,
         error_code: refusal.errorCode,
         message: refusal.message,
-        ...(refusal.requiresAuth ? { requiresAuth: true as const, ...(refusal.authUrl ? { authUrl: refusal.authUrl } : {}) } : {}),
+        ...(refusal.requiresAuth ? { requiresAuth: true as const } : {}),
+        ...(refusal.authUrl ? { authUrl: refusal.authUrl } : {}),
       },
     };
   }

@@ -1,54 +1,84 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { initTRPC, TRPCError } from '@trpc/server';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
 import type { AppContext } from '../context.js';
-import type { Principal } from '../domain/principal.js';
-import { readSession, type SessionData } from '../security/session.js';
+import { DomainError } from '../domain/errors.js';
+import type { Principal } from '../identity/principal.js';
+import { crossSiteMutationRefusal } from '../security/fetch-metadata.js';
+import type { SessionData } from '../security/session.js';
+import { toTrpcError } from './error-mapping.js';
 
+/**
+ * What a procedure runs with. Nothing of the HTTP framework: the HTTP edges (`http/trpc.ts` for the typed client,
+ * the REST adapters) build it from their request and send the headers a procedure asks for with its answer.
+ */
 export interface TrpcContext {
   app: AppContext;
-  request: FastifyRequest;
-  reply: FastifyReply;
+  /** The request's headers, which the cross-site guard of mutations reads. */
+  requestHeaders: IncomingHttpHeaders;
+  /** The request's id, as its log lines carry it (audit entries name it). */
+  requestId: string;
   session: SessionData | null;
-}
-
-export function createTrpcContext(app: AppContext, request: FastifyRequest, reply: FastifyReply): TrpcContext {
-  return { app, request, reply, session: readSession(request) };
+  /** Headers for the answer, as data (e.g. a reveal must not be cached); the edge applies them, also to a refusal. */
+  responseHeaders: Record<string, string>;
 }
 
 interface RefusalCause {
-  errorCode?: string;
+  errorCode?: ErrorCode;
   authUrl?: string;
+  /** Set on policy refusals (`PolicyRefusal`): the field of the input the message belongs to. */
+  path?: (string | number)[];
 }
+
+/** What the browser reads when a procedure failed unexpectedly; the detail is logged with the request id. */
+export const INTERNAL_ERROR_MESSAGE = 'The service could not complete the request. Try again in a moment.';
 
 const t = initTRPC.context<TrpcContext>().create({
   // Only the message and codes reach the browser; stacks and causes stay in the log. A policy rule broken inside an
-  // input schema keeps its contract code and field path, so the client can show the message at the field.
+  // input schema, or checked by a domain service, keeps its contract code and field path, so the client can show the
+  // message at the field. An unexpected error (anything but a domain refusal) may carry internals in its message (SQL,
+  // hosts, paths), so it reaches the browser as a generic sentence.
   errorFormatter: ({ shape, error }) => {
     const policy = error.cause instanceof ZodError ? policyErrorFromZod(error.cause) : null;
     const cause = error.cause as RefusalCause | undefined;
+    const unexpected = error.code === 'INTERNAL_SERVER_ERROR' && !(error.cause instanceof DomainError);
     return {
-      message: policy?.message ?? shape.message,
+      message: unexpected ? INTERNAL_ERROR_MESSAGE : (policy?.message ?? shape.message),
       code: shape.code,
       data: {
         code: shape.data.code,
         httpStatus: shape.data.httpStatus,
         errorCode: policy?.errorCode ?? cause?.errorCode,
-        path: policy?.path,
+        path: policy?.path ?? cause?.path,
         authUrl: cause?.authUrl,
+        // Only a domain refusal's own fields; other causes (driver errors) may carry internals.
+        details: error.cause instanceof DomainError ? error.cause.details : undefined,
       },
     };
   },
 });
 
 export const router = t.router;
-export const publicProcedure = t.procedure;
 export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * Every procedure starts here. Mutations first pass the cross-site guard of cookie-authenticated mutations, before
+ * any other check, so another site's page learns nothing about the session; the REST adapters call the procedures
+ * with their own request, so the same rule covers them.
+ */
+export const publicProcedure = t.procedure.use(({ type, ctx, next }) => {
+  if (type === 'mutation') {
+    const refusal = crossSiteMutationRefusal(ctx.requestHeaders, ctx.app.config.baseUrl);
+    if (refusal !== null) throw toTrpcError(new DomainError(refusal.errorCode, refusal.message));
+  }
+  return next();
+});
 
 /** Procedures for a principal of one of the given kinds; the principal is narrowed in the handler's context. */
 export function principalProcedure<K extends Principal['kind']>(...kinds: K[]) {
-  return t.procedure.use(({ ctx, next }) => {
+  return publicProcedure.use(({ ctx, next }) => {
     const principal = ctx.session?.principal;
     if (!principal || !(kinds as string[]).includes(principal.kind)) {
       throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Open this tool from the LMS to continue.' });

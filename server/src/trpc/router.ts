@@ -1,4 +1,5 @@
 import { principalProcedure, router } from './init.js';
+import { adminRouter } from './routers/admin.js';
 import { instructorRouter } from './routers/instructor.js';
 
 /** The typed API the React client calls. Management procedures join here as sub-routers. */
@@ -8,6 +9,7 @@ export const appRouter = router({
     whoami: principalProcedure('instructor', 'student', 'admin').query(({ ctx }) => ctx.principal),
   }),
   instructor: instructorRouter,
+  admin: adminRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,4 +1,6 @@
 import { normalizeQuizOnlyTools, normalizeToolSelection, type ExbUrlRule } from '@exb/shared/exb-policy.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { audited, changedFields, type AuditedBy } from '../../audit/audited.js';
 import type { AssessmentRef } from '../assessments/scope.js';
 import type { ManagementLocks } from '../locks.js';
 import { policyValue } from '../policy-errors.js';
@@ -27,9 +29,22 @@ export interface StructuredPolicyInput {
 export interface PolicyServiceDependencies {
   readonly settings: SettingsRepository;
   readonly locks: ManagementLocks;
+  readonly audit: AuditLog;
   /** The service base URL; video tool links are rewritten to its player route. */
   readonly baseUrl: string;
 }
+
+type PolicyChange = { settings: AssessmentSettings; courseDefaults: CourseDefaults | null };
+
+/** The policy fields the trail names when they change; password overrides by name only. */
+const POLICY_FIELDS = {
+  urlRules: 'urlRules',
+  usesCourseDefaults: 'usesCourseDefaults',
+  exitPasswordOverride: 'exitPassword',
+  startPasswordOverride: 'startPassword',
+  externalToolIds: 'externalToolIds',
+  quizOnlyTools: 'quizOnlyTools',
+} as const;
 
 function override(enabled: boolean | undefined, submitted: string | null | undefined, stored: string | null): string | null {
   if (enabled === undefined) return stored;
@@ -40,12 +55,33 @@ function override(enabled: boolean | undefined, submitted: string | null | undef
 /**
  * Per-assessment policy: the structured save and the reset to course defaults. Neither touches enforcement
  * (`exbRequired`, `enabled`) or the access code, and neither calls the LMS. Both run under the assessment's operation
- * lock and write with the setting's version, so a concurrent writer that bypassed the lock is still detected.
+ * lock and write with the setting's version, so a concurrent writer that bypassed the lock is still detected. Each
+ * attempt is recorded in the audit trail with the names of the fields it changed.
  */
 export class AssessmentPolicyService {
   constructor(private readonly deps: PolicyServiceDependencies) {}
 
-  async saveStructured(ref: AssessmentRef, input: StructuredPolicyInput): Promise<{ settings: AssessmentSettings; courseDefaults: CourseDefaults | null }> {
+  saveStructured(by: AuditedBy, ref: AssessmentRef, input: StructuredPolicyInput): Promise<PolicyChange> {
+    return this.recorded(by, 'policy.save', ref, () => this.save(ref, input));
+  }
+
+  /** Back to the course defaults: URL rules, password overrides and tool selections cleared; enforcement kept. */
+  resetToCourseDefaults(by: AuditedBy, ref: AssessmentRef): Promise<PolicyChange> {
+    return this.recorded(by, 'policy.reset-defaults', ref, () => this.reset(ref));
+  }
+
+  private async recorded(by: AuditedBy, action: string, ref: AssessmentRef, work: () => Promise<PolicyChange & { fields: string[] }>): Promise<PolicyChange> {
+    const { settings, courseDefaults } = await audited(
+      this.deps.audit,
+      by,
+      { action, courseId: ref.courseId, contentId: ref.contentId },
+      work,
+      (change) => ({ fields: change.fields }),
+    );
+    return { settings, courseDefaults };
+  }
+
+  private async save(ref: AssessmentRef, input: StructuredPolicyInput): Promise<PolicyChange & { fields: string[] }> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { assessment, courseDefaults } = await this.deps.settings.loadPolicyInputs(ref.courseId, ref.contentId);
       const current = assessment ?? defaultAssessmentSettings(ref.courseId, ref.contentId);
@@ -73,15 +109,14 @@ export class AssessmentPolicyService {
         externalToolIds,
         quizOnlyTools,
       });
-      return { settings, courseDefaults };
+      return { settings, courseDefaults, fields: changedFields(current, settings, POLICY_FIELDS) };
     });
   }
 
-  /** Back to the course defaults: URL rules, password overrides and tool selections cleared; enforcement kept. */
-  async resetToCourseDefaults(ref: AssessmentRef): Promise<{ settings: AssessmentSettings; courseDefaults: CourseDefaults | null }> {
+  private async reset(ref: AssessmentRef): Promise<PolicyChange & { fields: string[] }> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { assessment, courseDefaults } = await this.deps.settings.loadPolicyInputs(ref.courseId, ref.contentId);
-      if (assessment === null) return { settings: defaultAssessmentSettings(ref.courseId, ref.contentId), courseDefaults };
+      if (assessment === null) return { settings: defaultAssessmentSettings(ref.courseId, ref.contentId), courseDefaults, fields: [] };
       const cleared = defaultAssessmentSettings(ref.courseId, ref.contentId);
       const settings = await this.deps.settings.saveAssessmentSettings(ref.courseId, {
         ...assessment,
@@ -92,7 +127,7 @@ export class AssessmentPolicyService {
         startPasswordOverride: cleared.startPasswordOverride,
         exitPasswordOverride: cleared.exitPasswordOverride,
       });
-      return { settings, courseDefaults };
+      return { settings, courseDefaults, fields: changedFields(assessment, settings, POLICY_FIELDS) };
     });
   }
 }

@@ -1,8 +1,8 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { contentIdMatchesCourse, isContentId, isLmsId } from '@exb/shared/content-id.js';
-import { Assessment } from '../../db/entities/assessment.js';
+import type { Queryable, SqlOnClient } from '../../db/pg-transaction.js';
 import { contentTypeSchema, type CachedAssessment, type ContentType } from '../settings/model.js';
+import { SETTING_MAY_REQUIRE_EXAM_BROWSER, SETTINGS_COLUMNS, settingsJoin, type SettingsRow } from '../settings/settings-codec.js';
 
 /** One assessment as discovery found it in the LMS. */
 export interface DiscoveredAssessment {
@@ -13,8 +13,49 @@ export interface DiscoveredAssessment {
   readonly published: boolean;
 }
 
+interface AssessmentRow {
+  course_id: string;
+  content_id: string;
+  content_type: string;
+  lms_assessment_id: string;
+  title: string;
+  published: boolean;
+  discovered_at: Date | string;
+  updated_at: Date | string;
+}
+
+const COLUMNS = 'course_id, content_id, content_type, lms_assessment_id, title, published, discovered_at, updated_at';
+
+/** Course reset: deletes the course's cached assessments in the caller's transaction; returns their content ids. */
+export async function deleteCourseAssessments(tx: SqlOnClient, courseId: string): Promise<string[]> {
+  if (!isLmsId(courseId)) throw new RangeError('course id is not a canonical LMS id');
+  const rows = await tx.execute<{ content_id: string }[]>('delete from assessment where course_id = ? returning content_id', [courseId]);
+  return rows.map((row) => row.content_id);
+}
+
+/** A course's published assessment with its title, beside its settings. */
+export type TitledSettingsRow = SettingsRow & { a_title: string };
+
 /**
- * The assessments of each course as last discovered in the LMS. Lists and lookups never call the LMS; only a refresh
+ * The published assessments of a course (as discovery last saw them) whose settings can require the exam browser, each
+ * beside its settings, by title; the caller still applies the full rule to each. A student never learns the title of
+ * a quiz the LMS hides from them.
+ */
+export async function loadPublishedEnforcedRows(db: Queryable, courseId: string, limit: number): Promise<TitledSettingsRow[]> {
+  const result = await db.query<TitledSettingsRow>({
+    name: 'assessments-published-enforced',
+    text: `select ${SETTINGS_COLUMNS}, a.title as a_title
+      from assessment a ${settingsJoin('a.course_id', 'a.content_id')}
+      where a.course_id = $1 and a.published and ${SETTING_MAY_REQUIRE_EXAM_BROWSER}
+      order by a.title, a.content_id
+      limit ${limit}`,
+    values: [courseId],
+  });
+  return result.rows;
+}
+
+/**
+ * The assessments of each course as last discovered in the LMS, the one home of the `assessment` table's statements. Lists and lookups never call the LMS; only a refresh
  * (`replaceCourse`) changes the cache. Every method names its course and never returns another course's rows.
  */
 export class AssessmentCache {
@@ -22,14 +63,18 @@ export class AssessmentCache {
 
   async list(courseId: string): Promise<CachedAssessment[]> {
     if (!isLmsId(courseId)) return [];
-    const rows = await this.orm.em.fork().find(Assessment, { courseId }, { orderBy: { contentId: 'asc' }, disableIdentityMap: true });
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<AssessmentRow[]>(`select ${COLUMNS} from assessment where course_id = ? order by content_id`, [courseId]);
     return rows.map(toCachedAssessment);
   }
 
   async find(courseId: string, contentId: string): Promise<CachedAssessment | null> {
     if (!isLmsId(courseId) || !isContentId(contentId) || !contentIdMatchesCourse(contentId, courseId)) return null;
-    const row = await this.orm.em.fork().findOne(Assessment, { courseId, contentId }, { disableIdentityMap: true });
-    return row === null ? null : toCachedAssessment(row);
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<AssessmentRow[]>(`select ${COLUMNS} from assessment where course_id = ? and content_id = ?`, [courseId, contentId]);
+    return rows[0] === undefined ? null : toCachedAssessment(rows[0]);
   }
 
   /**
@@ -67,15 +112,15 @@ export class AssessmentCache {
   }
 }
 
-function toCachedAssessment(row: InferEntity<typeof Assessment>): CachedAssessment {
+function toCachedAssessment(row: AssessmentRow): CachedAssessment {
   return {
-    courseId: row.courseId,
-    contentId: row.contentId,
-    contentType: contentTypeSchema.parse(row.contentType),
-    lmsAssessmentId: row.lmsAssessmentId,
+    courseId: row.course_id,
+    contentId: row.content_id,
+    contentType: contentTypeSchema.parse(row.content_type),
+    lmsAssessmentId: row.lms_assessment_id,
     title: row.title,
     published: row.published,
-    discoveredAt: row.discoveredAt,
-    updatedAt: row.updatedAt,
+    discoveredAt: new Date(row.discovered_at),
+    updatedAt: new Date(row.updated_at),
   };
 }

@@ -1,12 +1,21 @@
 import type { Logger } from 'pino';
 import { classicQuizContentId, isLmsId, newQuizContentId } from '@exb/shared/content-id.js';
 import type { LmsApi } from '../../lms/api.js';
+import type { LmsQuiz } from '../../lms/schemas.js';
 import type { CachedAssessment } from '../settings/model.js';
 import type { ManagementLocks } from '../locks.js';
 import type { AssessmentCache, DiscoveredAssessment } from './assessment-cache.js';
 
 /** Titles are display text; a longer one is cut rather than stored whole. */
 const MAX_TITLE_LENGTH = 500;
+
+/**
+ * What runs after discovery, still under the course write lock, with the quiz list just read: the access-code
+ * verification (`domain/enforcement/access-code-verification.ts`), so every refresh also checks the LMS's codes.
+ */
+export interface DiscoveryFollowUp {
+  verifyCourse(courseId: string, lms: LmsApi, options: { classicQuizzes: readonly LmsQuiz[]; byLmsUserId: string | null }): Promise<void>;
+}
 
 /**
  * Reads a course's assessments from the LMS with the caller's grant and replaces the course's cache with them:
@@ -18,9 +27,11 @@ export class AssessmentDiscovery {
     private readonly cache: AssessmentCache,
     private readonly locks: ManagementLocks,
     private readonly logger: Logger,
+    private readonly followUp: DiscoveryFollowUp | null = null,
   ) {}
 
-  async refresh(courseId: string, lms: LmsApi): Promise<CachedAssessment[]> {
+  /** `byLmsUserId`: whose grant `lms` carries, remembered as someone who can check the course's codes later. */
+  async refresh(courseId: string, lms: LmsApi, byLmsUserId: string | null = null): Promise<CachedAssessment[]> {
     return this.locks.withCourseWriteLock(courseId, async () => {
       const [quizzes, assignments] = await Promise.all([lms.listQuizzes(courseId), lms.listAssignments(courseId)]);
       const discovered: DiscoveredAssessment[] = [];
@@ -54,7 +65,9 @@ export class AssessmentDiscovery {
       }
       // An id the service cannot address would only produce an assessment nobody can enforce.
       if (skipped > 0) this.logger.warn({ courseId, skipped }, 'discovery skipped LMS assessments without a usable id');
-      return this.cache.replaceCourse(courseId, discovered);
+      const cached = await this.cache.replaceCourse(courseId, discovered);
+      await this.followUp?.verifyCourse(courseId, lms, { classicQuizzes: quizzes, byLmsUserId });
+      return cached;
     });
   }
 }

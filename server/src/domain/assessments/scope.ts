@@ -16,7 +16,7 @@ export interface AssessmentRef {
 }
 
 export function assessmentNotFound(): DomainError {
-  return new DomainError(404, 'ASSESSMENT_NOT_FOUND', 'No such assessment in this course. Refresh the assessment list and try again.');
+  return new DomainError('ASSESSMENT_NOT_FOUND', 'No such assessment in this course. Refresh the assessment list and try again.');
 }
 
 /**
@@ -25,7 +25,7 @@ export function assessmentNotFound(): DomainError {
  */
 export function requireSessionCourse(sessionCourseId: string, requestedCourseId: string): string {
   if (!isLmsId(requestedCourseId) || requestedCourseId !== sessionCourseId) {
-    throw new DomainError(403, 'COURSE_MISMATCH', 'This request names a course other than the one the tool was opened in.');
+    throw new DomainError('COURSE_MISMATCH', 'This request names a course other than the one the tool was opened in.');
   }
   return requestedCourseId;
 }

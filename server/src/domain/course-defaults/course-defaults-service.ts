@@ -1,4 +1,6 @@
 import { mergeInstructorToolCatalog, type ExbUrlRule } from '@exb/shared/exb-policy.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { audited, changedFields, type AuditedBy } from '../../audit/audited.js';
 import type { ManagementLocks } from '../locks.js';
 import { courseResetInProgressError } from '../locks.js';
 import { policyValue } from '../policy-errors.js';
@@ -19,8 +21,18 @@ export interface CourseDefaultsInput {
 export interface CourseDefaultsDependencies {
   readonly settings: SettingsRepository;
   readonly locks: ManagementLocks;
+  readonly audit: AuditLog;
   readonly baseUrl: string;
 }
+
+/** The course default fields the trail names when they change; passwords by name only. */
+const DEFAULT_FIELDS = {
+  urlRules: 'urlRules',
+  externalTools: 'externalTools',
+  startPassword: 'startPassword',
+  exitPassword: 'exitPassword',
+  setupCompleted: 'setupCompleted',
+} as const;
 
 export class CourseDefaultsService {
   constructor(private readonly deps: CourseDefaultsDependencies) {}
@@ -31,9 +43,15 @@ export class CourseDefaultsService {
 
   /**
    * Saves under the course write lock, and only while the course's reset generation is the one read: a reset that
-   * slipped in between must not be overwritten with the policy it just cleared.
+   * slipped in between must not be overwritten with the policy it just cleared. Recorded in the audit trail as
+   * `action` (an administrator's rotation of the exit password names its own) with the names of the changed fields.
    */
-  async save(courseId: string, input: CourseDefaultsInput): Promise<CourseDefaults> {
+  async save(by: AuditedBy, courseId: string, input: CourseDefaultsInput, action = 'course-defaults.save'): Promise<CourseDefaults> {
+    const { saved } = await audited(this.deps.audit, by, { action, courseId }, () => this.saveLocked(courseId, input), ({ fields }) => ({ fields }));
+    return saved;
+  }
+
+  private async saveLocked(courseId: string, input: CourseDefaultsInput): Promise<{ saved: CourseDefaults; fields: string[] }> {
     return this.deps.locks.withCourseWriteLock(courseId, async () => {
       const current = await this.load(courseId);
       const externalTools =
@@ -41,7 +59,7 @@ export class CourseDefaultsService {
           ? current.externalTools
           : policyValue(mergeInstructorToolCatalog(current.externalTools, input.externalTools, { baseUrl: this.deps.baseUrl }, ['externalTools']));
       try {
-        return await this.deps.settings.saveCourseDefaults(
+        const saved = await this.deps.settings.saveCourseDefaults(
           courseId,
           {
             courseId,
@@ -53,6 +71,7 @@ export class CourseDefaultsService {
           },
           { expectedResetGeneration: current.resetGeneration },
         );
+        return { saved, fields: changedFields(current, saved, DEFAULT_FIELDS) };
       } catch (error) {
         if (error instanceof SettingsConflictError) throw courseResetInProgressError();
         throw error;

@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
-import { LmsInvalidResponseError, LmsNotFoundError, LmsTimeoutError, LmsUnavailableError } from '../../lms/errors.js';
+import { LmsNotFoundError } from '../../lms/errors.js';
 import type { AssessmentRef } from '../assessments/scope.js';
 import { DomainError } from '../errors.js';
 import type { ManagementLocks } from '../locks.js';
@@ -10,10 +12,12 @@ import {
   type AssessmentSettings,
   type CourseDefaults,
   type RedactedAssessmentSettings,
+  type VerificationStatus,
 } from '../settings/model.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
-import { generateAccessCode } from './access-code.js';
-import { writeLmsAccessCode } from './lms-access-code.js';
+import { LmsCodeReader, type AccessCodeVerification } from './access-code-verification.js';
+import { generateAccessCode } from './code-generator.js';
+import { isOutcomeUnknown, writeLmsAccessCode } from './lms-access-code.js';
 import { isConfigValid } from './status-view.js';
 
 /** The redacted setting plus whether a configuration can be built for it (an effective exit password exists). */
@@ -21,12 +25,19 @@ export interface SettingView extends RedactedAssessmentSettings {
   readonly configValid: boolean;
 }
 
+/** A repaired setting and what the check right after the repair found. */
+export interface RepairedView extends SettingView {
+  readonly verificationStatus: VerificationStatus;
+}
+
 export interface EnforcementDependencies {
   readonly settings: SettingsRepository;
   readonly locks: ManagementLocks;
   readonly logger: Logger;
+  readonly audit: AuditLog;
   /** `EXB_MANAGED_QUIT_PASSWORD`: counts as an effective exit password. */
   readonly managedExitPassword: string | null | undefined;
+  readonly verification: AccessCodeVerification;
   /** Replaces the access-code generator (tests). */
   readonly generateCode?: () => string;
 }
@@ -39,7 +50,8 @@ export interface EnforcementDependencies {
  * LMS does not keep a code the service does not know: an LMS call whose outcome is unknown (timeout, dropped
  * connection, server error, unusable answer), and a local write that fails after the LMS changed.
  *
- * Acts with whatever LMS grant `lms` carries; callers decide whose (instructor or administrator).
+ * Acts with whatever LMS grant `lms` carries; callers decide whose (instructor or administrator). Every attempt is
+ * recorded in the audit trail under `by`, refusals and failures too; the access code itself never is.
  */
 export class EnforcementService {
   private readonly generateCode: () => string;
@@ -49,13 +61,15 @@ export class EnforcementService {
   }
 
   /** Sets an access code in the LMS, then records enforcement as on. Requires an effective exit password. */
-  async enable(ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
+  enable(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
+    return audited(this.deps.audit, by, target('enforcement.enable', ref), () => this.enableLocked(ref, lms));
+  }
+
+  private async enableLocked(ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       if (!isConfigValid(current, courseDefaults, this.deps.managedExitPassword)) {
-        throw new DomainError(
-          409,
-          'EXB_QUIT_PASSWORD_REQUIRED',
+        throw new DomainError('EXB_QUIT_PASSWORD_REQUIRED',
           'Set an exit password for this assessment or in the course defaults before requiring the exam browser.',
         );
       }
@@ -70,6 +84,7 @@ export class EnforcementService {
         accessCode: code,
         verificationStatus: 'verified',
       });
+      await this.recordWritten(saved, lms);
       return this.view(saved, courseDefaults);
     });
   }
@@ -78,7 +93,11 @@ export class EnforcementService {
    * Removes the access code in the LMS, then records enforcement as off. An assessment the service never enforced is
    * left alone in the LMS, so an access code the instructor set there themselves survives.
    */
-  async disable(ref: AssessmentRef, lms: LmsApi): Promise<RedactedAssessmentSettings> {
+  disable(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RedactedAssessmentSettings> {
+    return audited(this.deps.audit, by, target('enforcement.disable', ref), () => this.disableLocked(ref, lms));
+  }
+
+  private async disableLocked(ref: AssessmentRef, lms: LmsApi): Promise<RedactedAssessmentSettings> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current } = await this.load(ref);
       if (!current.exbRequired && !current.enabled && current.accessCode === null) return redactAssessmentSettings(current);
@@ -99,8 +118,8 @@ export class EnforcementService {
     });
   }
 
-  async setRequired(ref: AssessmentRef, required: boolean, lms: LmsApi): Promise<RedactedAssessmentSettings | SettingView> {
-    return required ? this.enable(ref, lms) : this.disable(ref, lms);
+  async setRequired(by: AuditedBy, ref: AssessmentRef, required: boolean, lms: LmsApi): Promise<RedactedAssessmentSettings | SettingView> {
+    return required ? this.enable(by, ref, lms) : this.disable(by, ref, lms);
   }
 
   /**
@@ -108,17 +127,62 @@ export class EnforcementService {
    * then the new code is stored. Grants and proofs bound to the old code fail from then on, because the quit URL and
    * so the settings fingerprint derive from the stored code.
    */
-  async regenerateCode(ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
+  regenerateCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
+    return audited(this.deps.audit, by, target('enforcement.regenerate-code', ref), () => this.regenerateLocked(ref, lms));
+  }
+
+  private async regenerateLocked(ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       if (!isOn(current) || current.accessCode === null) {
-        throw new DomainError(409, 'EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so it has no access code to replace.');
+        throw new DomainError('EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so it has no access code to replace.');
       }
       let code = this.generateCode();
       while (code === current.accessCode) code = this.generateCode();
       await this.applyInLms(lms, ref, current, code);
       const saved = await this.persistAfterLms(lms, ref, current, { ...current, accessCode: code, verificationStatus: 'verified' });
+      await this.recordWritten(saved, lms);
       return this.view(saved, courseDefaults);
+    });
+  }
+
+  /**
+   * "Re-apply protection": writes the stored code to the LMS again (a course copy, a manual edit or an LMS-side reset
+   * removed or replaced it), by the same LMS-first rules as enabling, then reads it back from the LMS and records the
+   * verification. The code students' configurations carry stays the same.
+   */
+  async reapply(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+    return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
+      const { current, courseDefaults } = await this.load(ref);
+      const code = requireEnforcedCode(current);
+      await this.applyInLms(lms, ref, current, code);
+      const saved = await this.persistAfterLms(lms, ref, current, { ...current, verificationStatus: 'verified' });
+      const outcome = await this.deps.verification.verify(saved, new LmsCodeReader(lms, ref.courseId), byLmsUserId);
+      return { ...this.view(saved, courseDefaults), verificationStatus: outcome.status };
+    });
+  }
+
+  /**
+   * "Accept the LMS's code" for a stale assessment: someone set another code in the LMS on purpose, so the service
+   * stores that one and releases it to proven exam browsers from now on. Nothing is written to the LMS; the local change
+   * follows a successful read of it. Configurations issued before no longer match (the quit URL derives from the code).
+   */
+  async acceptLmsCode(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+    return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
+      const { current, courseDefaults } = await this.load(ref);
+      requireEnforcedCode(current);
+      const observed = await new LmsCodeReader(lms, ref.courseId).read(ref);
+      if (observed.kind === 'gone') throw new DomainError('ASSESSMENT_NOT_IN_LMS', 'The quiz is no longer in the LMS, so it has no code to accept.');
+      if (observed.kind === 'hidden') throw new DomainError('LMS_ACCESS_CODE_HIDDEN', 'The LMS does not show this quiz’s access code to your account.');
+      if (observed.code === null) {
+        throw new DomainError('LMS_ACCESS_CODE_MISSING', 'The LMS has no access code on this quiz. Re-apply protection instead.');
+      }
+      const saved =
+        observed.code === current.accessCode
+          ? current
+          : await this.deps.settings.saveAssessmentSettings(ref.courseId, { ...current, accessCode: observed.code, verificationStatus: 'verified' });
+      await this.deps.settings.recordVerification(ref.courseId, ref.contentId, saved.version, { status: 'verified', reason: null, byLmsUserId });
+      return { ...this.view(saved, courseDefaults), verificationStatus: 'verified' as const };
     });
   }
 
@@ -133,6 +197,18 @@ export class EnforcementService {
       ...redactAssessmentSettings(settings),
       configValid: isConfigValid(settings, courseDefaults, this.deps.managedExitPassword),
     };
+  }
+
+  /**
+   * The LMS just accepted and showed the code, so the check time and whose grant wrote it are recorded: the background
+   * verifier checks the oldest first and acts with that grant.
+   */
+  private async recordWritten(saved: AssessmentSettings, lms: LmsApi): Promise<void> {
+    await this.deps.settings.recordVerification(saved.courseId, saved.contentId, saved.version, {
+      status: 'verified',
+      reason: null,
+      byLmsUserId: lms.actingLmsUserId,
+    });
   }
 
   private async load(ref: Pick<AssessmentRef, 'courseId' | 'contentId'>) {
@@ -174,14 +250,16 @@ export class EnforcementService {
   }
 }
 
-/** Failures after which the LMS may or may not have applied the change; refusals (4xx) applied nothing. */
-function isOutcomeUnknown(error: unknown): boolean {
-  return (
-    error instanceof LmsTimeoutError ||
-    error instanceof LmsUnavailableError ||
-    error instanceof LmsInvalidResponseError ||
-    (error instanceof DomainError && error.errorCode === 'LMS_ACCESS_CODE_NOT_APPLIED')
-  );
+/** Repairs act on enforced assessments only; the stored code is what they put back. */
+function requireEnforcedCode(settings: AssessmentSettings): string {
+  if (!isOn(settings) || settings.accessCode === null) {
+    throw new DomainError('EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so there is no protection to repair.');
+  }
+  return settings.accessCode;
+}
+
+function target(action: string, ref: AssessmentRef) {
+  return { action, courseId: ref.courseId, contentId: ref.contentId };
 }
 
 function isOn(settings: AssessmentSettings): boolean {

@@ -1,4 +1,5 @@
 import type { LmsApi } from '../../lms/api.js';
+import { LmsInvalidResponseError, LmsTimeoutError, LmsUnavailableError } from '../../lms/errors.js';
 import { DomainError } from '../errors.js';
 import type { AssessmentRef } from '../assessments/scope.js';
 
@@ -27,5 +28,18 @@ export async function writeLmsAccessCode(lms: LmsApi, target: AccessCodeTarget, 
 }
 
 function accessCodeNotApplied(): DomainError {
-  return new DomainError(502, 'LMS_ACCESS_CODE_NOT_APPLIED', 'The LMS did not apply the access code change. Try again.');
+  return new DomainError('LMS_ACCESS_CODE_NOT_APPLIED', 'The LMS did not apply the access code change. Try again.');
+}
+
+/**
+ * Failures of an access-code write after which the LMS may or may not have applied it (a timeout, a dropped connection,
+ * a server error, an unusable answer, an answer showing another code); refusals (4xx) applied nothing.
+ */
+export function isOutcomeUnknown(error: unknown): boolean {
+  return (
+    error instanceof LmsTimeoutError ||
+    error instanceof LmsUnavailableError ||
+    error instanceof LmsInvalidResponseError ||
+    (error instanceof DomainError && error.errorCode === 'LMS_ACCESS_CODE_NOT_APPLIED')
+  );
 }

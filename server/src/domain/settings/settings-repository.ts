@@ -1,32 +1,30 @@
-import type { InferEntity } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { z } from 'zod';
+import type { Pool } from 'pg';
 import { contentIdMatchesCourse, isContentId, isLmsId } from '@exb/shared/content-id.js';
+import type { Queryable, SqlOnClient } from '../../db/pg-transaction.js';
+import { verificationStatusSchema, type AssessmentSettings, type ContentType, type CourseDefaults, type VerificationStatus } from './model.js';
+import { settingsWritten } from './settings-generation.js';
 import {
-  EXB_POLICY_LIMITS,
-  exbUrlRuleSchema,
-  externalToolConfigSchema,
-} from '@exb/shared/exb-policy.js';
-import { AssessmentSetting } from '../../db/entities/assessment-setting.js';
-import { CourseDefaults as CourseDefaultsEntity } from '../../db/entities/course-defaults.js';
-import { open, seal } from '../../security/aead.js';
-import { deriveKey } from '../../security/derived-keys.js';
-import { verificationStatusSchema, type AssessmentSettings, type CourseDefaults } from './model.js';
+  ASSESSMENT_SETTING_COLUMNS,
+  COURSE_DEFAULTS_COLUMNS,
+  SETTINGS_COLUMNS,
+  SettingsCodec,
+  settingsJoin,
+  type AssessmentSettingRow,
+  type AssessmentSettingsDraft,
+  type CourseDefaultsDraft,
+  type CourseDefaultsRow,
+  type SettingsRow,
+} from './settings-codec.js';
 
 /**
- * Loads and saves assessment settings and course defaults. Every method names the course it acts in and refuses rows
- * of any other course, so a caller holding a session for one course cannot reach another by content id alone.
- *
- * Secrets (access code, start and exit passwords) are sealed with AES-256-GCM under a key derived from APP_SECRET.
- * The associated data is `table:courseId:contentId:column` (course defaults: `table:courseId:column`): a ciphertext
- * moved to another row, course or column fails to open instead of yielding another assessment's secret.
- *
- * Stored policies are already normalized by `@exb/shared/exb-policy.js`; they are re-checked for shape on the way in
- * and out so a bug elsewhere cannot persist, or act on, a malformed policy.
+ * Loads and saves assessment settings and course defaults, the one home of the statements on `assessment_setting` and
+ * `course_defaults` (statements that read a token together with its settings join them through `settings-codec.ts`).
+ * Every method names the course it acts in and refuses rows of any other course, so a caller holding a session for
+ * one course cannot reach another by content id alone. Rows are encoded and decoded by {@link SettingsCodec} only.
  */
 
-/** Id of the key that sealed a stored secret, so a later key change can tell old ciphertexts apart. */
-export const SETTINGS_SECRETS_KEY_ID = 'app-secret/settings-secrets/1';
+export type { AssessmentSettingsDraft, CourseDefaultsDraft };
 
 export class SettingsConflictError extends Error {
   constructor(message: string) {
@@ -42,23 +40,6 @@ export class SettingsScopeError extends Error {
   }
 }
 
-/** A stored secret that does not open: wrong key, moved ciphertext or tampering. Never silently treated as absent. */
-export class SettingsSecretError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SettingsSecretError';
-  }
-}
-
-const urlRulesSchema = z.array(exbUrlRuleSchema).max(EXB_POLICY_LIMITS.urlRules);
-const catalogSchema = z.array(externalToolConfigSchema).max(EXB_POLICY_LIMITS.catalogTools);
-const quizOnlyToolsSchema = z.array(externalToolConfigSchema).max(EXB_POLICY_LIMITS.quizOnlyTools);
-const toolIdsSchema = z.array(z.string().min(1).max(EXB_POLICY_LIMITS.idLength)).max(EXB_POLICY_LIMITS.catalogTools);
-const MAX_SECRET_LENGTH = 1024;
-
-type AssessmentSecret = 'access_code' | 'start_password' | 'exit_password';
-type CourseSecret = 'start_password' | 'exit_password';
-
 export interface RepositoryOptions {
   /** Run inside the caller's transaction; by default each call uses a fresh fork of the ORM's entity manager. */
   readonly em?: EntityManager;
@@ -72,21 +53,96 @@ export interface SaveCourseDefaultsOptions extends RepositoryOptions {
   readonly expectedResetGeneration?: number;
 }
 
-export type AssessmentSettingsDraft = Omit<AssessmentSettings, 'updatedAt'>;
-export type CourseDefaultsDraft = Omit<CourseDefaults, 'updatedAt' | 'resetGeneration'>;
+/** The outcome of comparing the LMS's access code with the stored one. */
+export interface VerificationOutcome {
+  readonly status: VerificationStatus;
+  /** Why the check did not prove the code (`null` when it did). */
+  readonly reason: string | null;
+  /** Whose grant checked it; `null` keeps the one recorded before. */
+  readonly byLmsUserId: string | null;
+}
 
-export function createSettingsRepository(orm: MikroORM, appSecret: Buffer): SettingsRepository {
-  return new SettingsRepository(orm, deriveKey(appSecret, 'settings-secrets'));
+/** The last check of an enforced assessment, as the management views show it. */
+export interface VerificationRecord {
+  readonly status: VerificationStatus;
+  readonly checkedAt: Date | null;
+  readonly reason: string | null;
+}
+
+/** An enforced assessment of a published quiz the background verifier should check, oldest check first. */
+export interface VerificationDue {
+  readonly courseId: string;
+  readonly contentId: string;
+  readonly contentType: ContentType;
+  readonly lmsAssessmentId: string;
+  readonly verifiedByLmsUserId: string | null;
+}
+
+/** The database as the repository uses it: the ORM for management statements, the pool for the joined read. */
+export interface SettingsDatabase {
+  readonly orm: MikroORM;
+  readonly pool: Pool;
+}
+
+export function createSettingsRepository(db: SettingsDatabase, appSecret: Buffer): SettingsRepository {
+  return new SettingsRepository(db, SettingsCodec.fromAppSecret(appSecret));
+}
+
+/**
+ * Both rows of one assessment in one statement, each by primary key: what every enforcement decision reads, the
+ * instructors' views and the students' requirement, proof and redemption alike.
+ */
+export async function loadSettingsRow(db: Queryable, courseId: string, contentId: string): Promise<SettingsRow> {
+  const result = await db.query<SettingsRow>({
+    name: 'settings-row',
+    text: `select ${SETTINGS_COLUMNS} from (select 1) as one ${settingsJoin('$1', '$2')}`,
+    values: [courseId, contentId],
+  });
+  return result.rows[0]!;
+}
+
+/** Course reset: deletes every assessment setting of the course in the caller's transaction; returns their content ids. */
+export async function deleteCourseSettings(tx: SqlOnClient, courseId: string): Promise<string[]> {
+  checkCourse(courseId);
+  const rows = await tx.execute<{ content_id: string }[]>('delete from assessment_setting where course_id = ? returning content_id', [courseId]);
+  return rows.map((row) => row.content_id);
+}
+
+/**
+ * Course reset: clears the course policy (URL rules, tool catalog, passwords, setup flag) in the caller's transaction
+ * and advances the reset generation, keeping the row so the generation only ever grows. A course without defaults gets
+ * a row at generation 1, so a copy that read generation 0 before the reset fails. Returns the new generation.
+ */
+export async function clearCoursePolicy(tx: SqlOnClient, courseId: string): Promise<number> {
+  checkCourse(courseId);
+  const rows = await tx.execute<{ reset_generation: number }[]>(
+    `insert into course_defaults (course_id, reset_generation) values (?, 1)
+     on conflict (course_id) do update set
+       url_rules = '[]', external_tools = '[]', start_password_sealed = null, start_password_key_id = null,
+       exit_password_sealed = null, exit_password_key_id = null, setup_completed = false,
+       reset_generation = course_defaults.reset_generation + 1, updated_at = now()
+     returning reset_generation`,
+    [courseId],
+  );
+  return Number(rows[0]!.reset_generation);
+}
+
+/** Whether an assessment's setting enforces it, read without opening any of its secrets. */
+export interface EnforcementFlags {
+  readonly contentId: string;
+  readonly exbRequired: boolean;
+  readonly enabled: boolean;
+  readonly hasAccessCode: boolean;
 }
 
 export class SettingsRepository {
   constructor(
-    private readonly orm: MikroORM,
-    private readonly key: Buffer,
+    private readonly db: SettingsDatabase,
+    private readonly codec: SettingsCodec,
   ) {}
 
   private em(options: RepositoryOptions | undefined): EntityManager {
-    return options?.em ?? this.orm.em.fork();
+    return options?.em ?? this.db.orm.em.fork();
   }
 
   async loadAssessmentSettings(
@@ -95,23 +151,32 @@ export class SettingsRepository {
     options?: RepositoryOptions,
   ): Promise<AssessmentSettings | null> {
     checkScope(courseId, contentId);
-    const row = await this.em(options).findOne(
-      AssessmentSetting,
-      { courseId, contentId },
-      { disableIdentityMap: true },
+    const rows = await this.em(options).execute<AssessmentSettingRow[]>(
+      `select ${ASSESSMENT_SETTING_COLUMNS} from assessment_setting s where s.course_id = ? and s.content_id = ?`,
+      [courseId, contentId],
     );
-    return row === null ? null : this.toAssessmentSettings(row);
+    return rows[0] === undefined ? null : this.codec.assessment(rows[0]);
   }
 
   /** Every setting of the course, in content id order. */
   async listAssessmentSettings(courseId: string, options?: RepositoryOptions): Promise<AssessmentSettings[]> {
     checkCourse(courseId);
-    const rows = await this.em(options).find(
-      AssessmentSetting,
-      { courseId },
-      { orderBy: { contentId: 'asc' }, disableIdentityMap: true },
+    const rows = await this.em(options).execute<AssessmentSettingRow[]>(
+      `select ${ASSESSMENT_SETTING_COLUMNS} from assessment_setting s where s.course_id = ? order by s.content_id`,
+      [courseId],
     );
-    return rows.map((row) => this.toAssessmentSettings(row));
+    return rows.map((row) => this.codec.assessment(row)!);
+  }
+
+  /** Every setting of the course as flags only, in content id order: what a course reset decides from. */
+  async listEnforcementFlags(courseId: string): Promise<EnforcementFlags[]> {
+    checkCourse(courseId);
+    const rows = await this.db.orm.em.getConnection().execute<{ content_id: string; exb_required: boolean; enabled: boolean; has_code: boolean }[]>(
+      `select content_id, exb_required, enabled, access_code_sealed is not null as has_code
+       from assessment_setting where course_id = ? order by content_id collate "C"`,
+      [courseId],
+    );
+    return rows.map((row) => ({ contentId: row.content_id, exbRequired: row.exb_required, enabled: row.enabled, hasAccessCode: row.has_code }));
   }
 
   /**
@@ -126,13 +191,8 @@ export class SettingsRepository {
     checkScope(courseId, settings.contentId);
     if (settings.courseId !== courseId) throw new SettingsScopeError('setting belongs to another course');
     const { contentId } = settings;
-    const urlRules = urlRulesSchema.parse(settings.urlRules);
-    const externalToolIds = settings.externalToolIds === null ? null : toolIdsSchema.parse(settings.externalToolIds);
-    const quizOnlyTools = quizOnlyToolsSchema.parse(settings.quizOnlyTools);
-    const verificationStatus = verificationStatusSchema.parse(settings.verificationStatus);
-    const accessCode = this.sealAssessmentSecret(courseId, contentId, 'access_code', settings.accessCode);
-    const startPassword = this.sealAssessmentSecret(courseId, contentId, 'start_password', settings.startPasswordOverride);
-    const exitPassword = this.sealAssessmentSecret(courseId, contentId, 'exit_password', settings.exitPasswordOverride);
+    const encoded = this.codec.encodeAssessment(settings);
+    const { urlRules, externalToolIds, quizOnlyTools, verificationStatus, accessCode, startPassword, exitPassword } = encoded;
     const values = [
       settings.exbRequired,
       settings.enabled,
@@ -173,6 +233,7 @@ export class SettingsRepository {
         [...values, courseId, contentId, settings.version],
       );
     }
+    settingsWritten();
     const saved = rows[0];
     if (saved === undefined) {
       throw new SettingsConflictError(
@@ -190,10 +251,75 @@ export class SettingsRepository {
     };
   }
 
+  /**
+   * Records a check of the LMS's access code. Only while the setting still has the `version` the check started from:
+   * a change made meanwhile (enable, a new code) makes the comparison meaningless, so it is dropped (`false`). The
+   * version is not advanced: a check is no change of the setting, and must not make a concurrent save conflict.
+   */
+  async recordVerification(courseId: string, contentId: string, version: number, outcome: VerificationOutcome): Promise<boolean> {
+    checkScope(courseId, contentId);
+    const rows = await this.em(undefined).execute<{ one: number }[]>(
+      `update assessment_setting set verification_status = ?, verification_reason = ?, verified_at = now(),
+         verified_by_lms_user_id = coalesce(?, verified_by_lms_user_id)
+       where course_id = ? and content_id = ? and version = ?
+       returning 1 as one`,
+      [verificationStatusOf(outcome.status), outcome.reason?.slice(0, 200) ?? null, outcome.byLmsUserId, courseId, contentId, version],
+    );
+    return rows.length > 0;
+  }
+
+  /** The last check of every enforced assessment of the course, by content id. */
+  async listVerifications(courseId: string): Promise<Map<string, VerificationRecord>> {
+    checkCourse(courseId);
+    const rows = await this.em(undefined).execute<{ content_id: string; verification_status: string; verified_at: Date | null; verification_reason: string | null }[]>(
+      `select content_id, verification_status, verified_at, verification_reason from assessment_setting
+       where course_id = ? and exb_required and enabled`,
+      [courseId],
+    );
+    return new Map(
+      rows.map((row) => [
+        row.content_id,
+        {
+          status: verificationStatusOf(row.verification_status),
+          checkedAt: row.verified_at === null ? null : new Date(row.verified_at),
+          reason: row.verification_reason,
+        },
+      ]),
+    );
+  }
+
+  /**
+   * Enforced assessments of published quizzes whose last check is older than `checkedBefore` (or that were never
+   * checked), oldest first. An unpublished quiz cannot be taken, so it waits until discovery sees it published.
+   */
+  async dueForVerification(limit: number, checkedBefore: Date): Promise<VerificationDue[]> {
+    const rows = await this.em(undefined).execute<
+      { course_id: string; content_id: string; content_type: ContentType; lms_assessment_id: string; verified_by_lms_user_id: string | null }[]
+    >(
+      `select s.course_id, s.content_id, a.content_type, a.lms_assessment_id, s.verified_by_lms_user_id
+       from assessment_setting s
+       join assessment a on a.course_id = s.course_id and a.content_id = s.content_id
+       where s.exb_required and s.enabled and a.published and (s.verified_at is null or s.verified_at < ?)
+       order by s.verified_at nulls first, s.course_id, s.content_id
+       limit ?`,
+      [checkedBefore, limit],
+    );
+    return rows.map((row) => ({
+      courseId: row.course_id,
+      contentId: row.content_id,
+      contentType: row.content_type,
+      lmsAssessmentId: row.lms_assessment_id,
+      verifiedByLmsUserId: row.verified_by_lms_user_id,
+    }));
+  }
+
   async loadCourseDefaults(courseId: string, options?: RepositoryOptions): Promise<CourseDefaults | null> {
     checkCourse(courseId);
-    const row = await this.em(options).findOne(CourseDefaultsEntity, { courseId }, { disableIdentityMap: true });
-    return row === null ? null : this.toCourseDefaults(row);
+    const rows = await this.em(options).execute<CourseDefaultsRow[]>(
+      `select ${COURSE_DEFAULTS_COLUMNS} from course_defaults d where d.course_id = ?`,
+      [courseId],
+    );
+    return rows[0] === undefined ? null : this.codec.courseDefaults(rows[0]);
   }
 
   /**
@@ -207,10 +333,7 @@ export class SettingsRepository {
   ): Promise<CourseDefaults> {
     checkCourse(courseId);
     if (defaults.courseId !== courseId) throw new SettingsScopeError('defaults belong to another course');
-    const urlRules = urlRulesSchema.parse(defaults.urlRules);
-    const externalTools = catalogSchema.parse(defaults.externalTools);
-    const startPassword = this.sealCourseSecret(courseId, 'start_password', defaults.startPassword);
-    const exitPassword = this.sealCourseSecret(courseId, 'exit_password', defaults.exitPassword);
+    const { urlRules, externalTools, startPassword, exitPassword } = this.codec.encodeCourseDefaults(defaults);
     const expected = options?.expectedResetGeneration;
     if (expected !== undefined && (!Number.isSafeInteger(expected) || expected < 0)) {
       throw new RangeError('expectedResetGeneration must be a non-negative integer');
@@ -246,6 +369,7 @@ export class SettingsRepository {
        returning reset_generation, updated_at`,
       expected === undefined ? values : [...values, expected, courseId, expected],
     );
+    settingsWritten();
     const saved = rows[0];
     if (saved === undefined) throw new SettingsConflictError('course was reset since its generation was read');
     return {
@@ -257,110 +381,19 @@ export class SettingsRepository {
     };
   }
 
-  /** What the effective configuration of one assessment is resolved from, read in one place for the student flow. */
+  /** What the effective configuration of one assessment is resolved from: both rows, read in one statement. */
   async loadPolicyInputs(
     courseId: string,
     contentId: string,
-    options?: RepositoryOptions,
   ): Promise<{ assessment: AssessmentSettings | null; courseDefaults: CourseDefaults | null }> {
-    const em = this.em(options);
-    const [assessment, courseDefaults] = [
-      await this.loadAssessmentSettings(courseId, contentId, { em }),
-      await this.loadCourseDefaults(courseId, { em }),
-    ];
-    return { assessment, courseDefaults };
+    checkScope(courseId, contentId);
+    const row = await loadSettingsRow(this.db.pool, courseId, contentId);
+    return { assessment: this.codec.assessment(row), courseDefaults: this.codec.courseDefaults(row) };
   }
+}
 
-  private toAssessmentSettings(row: InferEntity<typeof AssessmentSetting>): AssessmentSettings {
-    const { courseId, contentId } = row;
-    return {
-      courseId,
-      contentId,
-      exbRequired: row.exbRequired,
-      enabled: row.enabled,
-      accessCode: this.openAssessmentSecret(courseId, contentId, 'access_code', row.accessCodeSealed, row.accessCodeKeyId),
-      usesCourseDefaults: row.usesCourseDefaults,
-      urlRules: storedValue(urlRulesSchema, row.urlRules, 'url_rules'),
-      externalToolIds: row.externalToolIds === null || row.externalToolIds === undefined
-        ? null
-        : storedValue(toolIdsSchema, row.externalToolIds, 'external_tool_ids'),
-      quizOnlyTools: storedValue(quizOnlyToolsSchema, row.quizOnlyTools, 'quiz_only_tools'),
-      startPasswordOverride: this.openAssessmentSecret(
-        courseId,
-        contentId,
-        'start_password',
-        row.startPasswordSealed,
-        row.startPasswordKeyId,
-      ),
-      exitPasswordOverride: this.openAssessmentSecret(
-        courseId,
-        contentId,
-        'exit_password',
-        row.exitPasswordSealed,
-        row.exitPasswordKeyId,
-      ),
-      verificationStatus: storedValue(verificationStatusSchema, row.verificationStatus, 'verification_status'),
-      updatedAt: row.updatedAt,
-      version: row.version,
-    };
-  }
-
-  private toCourseDefaults(row: InferEntity<typeof CourseDefaultsEntity>): CourseDefaults {
-    const { courseId } = row;
-    return {
-      courseId,
-      urlRules: storedValue(urlRulesSchema, row.urlRules, 'url_rules'),
-      externalTools: storedValue(catalogSchema, row.externalTools, 'external_tools'),
-      startPassword: this.openCourseSecret(courseId, 'start_password', row.startPasswordSealed, row.startPasswordKeyId),
-      exitPassword: this.openCourseSecret(courseId, 'exit_password', row.exitPasswordSealed, row.exitPasswordKeyId),
-      setupCompleted: row.setupCompleted,
-      resetGeneration: row.resetGeneration,
-      updatedAt: row.updatedAt,
-    };
-  }
-
-  private sealAssessmentSecret(courseId: string, contentId: string, column: AssessmentSecret, value: string | null) {
-    return this.sealSecret(`assessment_setting:${courseId}:${contentId}:${column}`, value);
-  }
-
-  private sealCourseSecret(courseId: string, column: CourseSecret, value: string | null) {
-    return this.sealSecret(`course_defaults:${courseId}:${column}`, value);
-  }
-
-  private sealSecret(associatedData: string, value: string | null): { sealed: Buffer | null; keyId: string | null } {
-    if (value === null) return { sealed: null, keyId: null };
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_SECRET_LENGTH) {
-      throw new RangeError('a stored secret must be a non-empty string of bounded length, or null');
-    }
-    return { sealed: seal(this.key, Buffer.from(value, 'utf8'), associatedData), keyId: SETTINGS_SECRETS_KEY_ID };
-  }
-
-  private openAssessmentSecret(
-    courseId: string,
-    contentId: string,
-    column: AssessmentSecret,
-    sealed: Uint8Array | null | undefined,
-    keyId: string | null | undefined,
-  ): string | null {
-    return this.openSecret(`assessment_setting:${courseId}:${contentId}:${column}`, sealed, keyId);
-  }
-
-  private openCourseSecret(
-    courseId: string,
-    column: CourseSecret,
-    sealed: Uint8Array | null | undefined,
-    keyId: string | null | undefined,
-  ): string | null {
-    return this.openSecret(`course_defaults:${courseId}:${column}`, sealed, keyId);
-  }
-
-  private openSecret(associatedData: string, sealed: Uint8Array | null | undefined, keyId: string | null | undefined) {
-    if (sealed === null || sealed === undefined) return null;
-    if (keyId !== SETTINGS_SECRETS_KEY_ID) throw new SettingsSecretError('secret was sealed with an unknown key');
-    const plaintext = open(this.key, Buffer.from(sealed), associatedData);
-    if (plaintext === null) throw new SettingsSecretError('secret does not open for this row');
-    return plaintext.toString('utf8');
-  }
+function verificationStatusOf(value: unknown): VerificationStatus {
+  return verificationStatusSchema.parse(value);
 }
 
 function checkCourse(courseId: string): void {
@@ -373,10 +406,3 @@ function checkScope(courseId: string, contentId: string): void {
     throw new SettingsScopeError('content id is not a canonical content id of this course');
   }
 }
-
-function storedValue<T>(schema: z.ZodType<T>, value: unknown, column: string): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new Error(`stored ${column} does not match its schema`);
-  return parsed.data;
-}
-

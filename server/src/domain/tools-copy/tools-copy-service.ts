@@ -1,7 +1,10 @@
+import type { ErrorCode } from '@exb/shared/error-codes.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isLmsId } from '@exb/shared/content-id.js';
 import { EXB_POLICY_LIMITS, isEquivalentTool, type ExternalToolConfig } from '@exb/shared/exb-policy.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { DomainError, isDomainError } from '../errors.js';
 import type { ManagementLocks } from '../locks.js';
@@ -22,7 +25,7 @@ export type CopyStatus = 'copied' | 'alreadyPresent' | 'failed';
 export interface CopyEntry extends CopyTargetCourse {
   readonly status: CopyStatus;
   /** Failed entries only: why this course was not written. */
-  readonly error_code?: string;
+  readonly error_code?: ErrorCode;
   readonly message?: string;
 }
 
@@ -36,6 +39,7 @@ export interface ToolsCopyDependencies {
   readonly settings: SettingsRepository;
   readonly locks: ManagementLocks;
   readonly logger: Logger;
+  readonly audit: AuditLog;
 }
 
 const FAILURES = {
@@ -63,15 +67,30 @@ export class ToolsCopyService {
    * In order: check the tool, snapshot every target's reset generation, re-read the live teacher courses, then write
    * target by target under its course write lock. A target that is not taught, was reset since the snapshot, is being
    * written or reset, or has a full catalog fails on its own; an equivalent tool already there counts as present, so a
-   * retried copy adds nothing twice.
+   * retried copy adds nothing twice. Recorded in the source course's trail with the tool and the courses per outcome.
    */
-  async copy(sourceCourseId: string, toolId: string, targetCourseIds: readonly (string | number)[], lms: LmsApi): Promise<CopyResult> {
+  copy(by: AuditedBy, sourceCourseId: string, toolId: string, targetCourseIds: readonly (string | number)[], lms: LmsApi): Promise<CopyResult> {
+    return audited(
+      this.deps.audit,
+      by,
+      { action: 'exam-tool.copy', courseId: sourceCourseId },
+      () => this.copyChecked(sourceCourseId, toolId, targetCourseIds, lms),
+      (result) => ({
+        toolId,
+        copiedTo: result.copied.map((entry) => entry.courseId),
+        alreadyIn: result.alreadyPresent.map((entry) => entry.courseId),
+        failedFor: result.failed.map((entry) => entry.courseId),
+      }),
+    );
+  }
+
+  private async copyChecked(sourceCourseId: string, toolId: string, targetCourseIds: readonly (string | number)[], lms: LmsApi): Promise<CopyResult> {
     const targets = [...new Set(targetCourseIds.map(String))];
     if (targets.length === 0 || targets.length > MAX_COPY_TARGETS || !targets.every(isLmsId)) {
-      throw new DomainError(400, 'INVALID_COPY_TARGETS', `Choose between 1 and ${MAX_COPY_TARGETS} courses to copy to, by numeric course id.`);
+      throw new DomainError('INVALID_COPY_TARGETS', `Choose between 1 and ${MAX_COPY_TARGETS} courses to copy to, by numeric course id.`);
     }
     if (targets.includes(sourceCourseId)) {
-      throw new DomainError(400, 'INVALID_COPY_TARGETS', 'The tool already belongs to this course; choose other courses.');
+      throw new DomainError('INVALID_COPY_TARGETS', 'The tool already belongs to this course; choose other courses.');
     }
     const tool = await this.sourceTool(sourceCourseId, toolId);
     await this.deps.locks.assertNoReset(sourceCourseId);
@@ -84,7 +103,7 @@ export class ToolsCopyService {
     const result: CopyResult = { copied: [], alreadyPresent: [], failed: [] };
     for (const target of targets) {
       const course = taught.get(target) ?? { courseId: target, name: '', courseCode: null };
-      const fail = ([errorCode, message]: readonly [string, string]) =>
+      const fail = ([errorCode, message]: readonly [ErrorCode, string]) =>
         result.failed.push({ ...course, status: 'failed', error_code: errorCode, message });
       if (!taught.has(target)) {
         fail(FAILURES.notTeacher);
@@ -143,9 +162,9 @@ export class ToolsCopyService {
   private async sourceTool(courseId: string, toolId: string): Promise<ExternalToolConfig> {
     const defaults = await this.deps.settings.loadCourseDefaults(courseId);
     const tool = defaults?.externalTools.find((candidate) => candidate.id === toolId);
-    if (tool === undefined) throw new DomainError(404, 'EXAM_TOOL_NOT_FOUND', 'No such exam tool in this course.');
+    if (tool === undefined) throw new DomainError('EXAM_TOOL_NOT_FOUND', 'No such exam tool in this course.');
     if (tool.managedByAdmin) {
-      throw new DomainError(409, 'EXAM_TOOL_MANAGED', 'This tool is managed by the school and is rolled out by an administrator; it cannot be copied.');
+      throw new DomainError('EXAM_TOOL_MANAGED', 'This tool is managed by the school and is rolled out by an administrator; it cannot be copied.');
     }
     return tool;
   }

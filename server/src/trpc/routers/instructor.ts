@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
 import { normalizeContentId } from '@exb/shared/content-id.js';
+import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
 import { statusView } from '../../domain/enforcement/status-view.js';
 import { DomainError } from '../../domain/errors.js';
-import { managementServices } from '../../domain/management-services.js';
-import { PASSWORD_REVEAL_HEADERS } from '../../domain/password-reveal/password-reveal.js';
+import type { ManagementServices } from '../../domain/management-services.js';
+import { policyError } from '../../domain/policy-errors.js';
+import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
 import {
   defaultAssessmentSettings,
   redactAssessmentSettings,
@@ -14,11 +16,11 @@ import {
   type CachedAssessment,
   type RedactedAssessmentSettings,
 } from '../../domain/settings/model.js';
-import { authorizationStatus } from '../../oauth/status.js';
+import { authorizationStatus, ensureAuthorization, type AuthorizationCheck } from '../../oauth/status.js';
 import { reauthorizeUrl } from '../../oauth/reauthorize.js';
-import { isSameOriginOrUnmarked } from '../../security/fetch-metadata.js';
 import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
 import { publicProcedure, router } from '../init.js';
+import { auditedRepair, repairMessage } from './repair-audit.js';
 
 /**
  * The instructor's management API (Document 2, `/api/quizzes`). Every procedure acts inside the session's course:
@@ -29,9 +31,9 @@ import { publicProcedure, router } from '../init.js';
 
 const instructor = publicProcedure.use(({ ctx, next }) => {
   const principal = ctx.session?.principal;
-  if (!principal) throw toTrpcError(new DomainError(401, 'UNAUTHORIZED', 'Open this tool from the LMS to continue.'));
+  if (!principal) throw toTrpcError(new DomainError('UNAUTHORIZED', 'Open this tool from the LMS to continue.'));
   if (principal.kind !== 'instructor') {
-    throw toTrpcError(new DomainError(403, 'INSTRUCTOR_REQUIRED', 'Only instructors of this course can manage exam settings.'));
+    throw toTrpcError(new DomainError('INSTRUCTOR_REQUIRED', 'Only instructors of this course can manage exam settings.'));
   }
   const app = ctx.app;
   return next({
@@ -39,9 +41,9 @@ const instructor = publicProcedure.use(({ ctx, next }) => {
       ...ctx,
       session: ctx.session!,
       principal,
-      services: managementServices(app),
-      /** The LMS acting with the instructor's own grant. */
-      lms: app.lms.forUser(principal.lmsUserId),
+      services: app.management,
+      /** The LMS acting with the instructor's own grant, bound to the signed identity. */
+      lms: app.lms.forPrincipal(principal),
     },
   });
 });
@@ -53,24 +55,25 @@ const withRefusals = instructor.use(async ({ ctx, next }) => {
   return result;
 });
 
-const instructorQuery = withRefusals;
+/** Nothing course-scoped runs until the LMS proved the user and the course (`identity/identity-service.ts`). */
+const provenCourse = withRefusals.use(async ({ ctx, next }) => {
+  await ctx.app.identity.requireCourse(ctx.principal);
+  return next();
+});
 
-// The Fetch Metadata check comes first, so a cross-site page learns nothing about the session from the answer.
-const instructorMutation = publicProcedure
-  .use(({ ctx, next }) => {
-    if (!isSameOriginOrUnmarked(ctx.request)) {
-      throw toTrpcError(new DomainError(403, 'CROSS_SITE_REQUEST', 'Changes can only be made from the tool itself.'));
-    }
-    return next();
-  })
-  .concat(withRefusals)
-  .use(async ({ ctx, next }) => {
-    await ctx.services.locks.assertNoReset(ctx.principal.courseId);
-    return next();
-  });
+const instructorQuery = provenCourse;
+
+// The cross-site guard of mutations runs before all of this (`publicProcedure`).
+const instructorMutation = provenCourse.use(async ({ ctx, next }) => {
+  await ctx.services.locks.assertNoReset(ctx.principal.courseId);
+  return next();
+});
 
 const courseIdInput = z.string().max(64);
-const assessmentIdInput = z.union([z.string().max(256), z.number().int().nonnegative()]).transform(String);
+// Far longer than any content id and only bounded to keep hostile input cheap: an id that is not canonical is the
+// contract's 404 ASSESSMENT_NOT_FOUND (answered by the scope), not a 400 of the input check.
+const ASSESSMENT_ID_MAX_LENGTH = 2048;
+const assessmentIdInput = z.union([z.string().max(ASSESSMENT_ID_MAX_LENGTH), z.number().int().nonnegative()]).transform(String);
 const passwordInput = exbPasswordSchema.nullable().optional();
 const urlRulesInput = policySchema((input) => normalizeUrlRules(input)).optional();
 
@@ -104,7 +107,7 @@ function disabledSetting(view: RedactedAssessmentSettings) {
   return { exbRequired: view.exbRequired, enabled: view.enabled, hasAccessCode: view.hasAccessCode };
 }
 
-type Ctx = { principal: { courseId: string }; services: ReturnType<typeof managementServices> };
+type Ctx = { principal: { courseId: string }; services: ManagementServices };
 
 /** An assessment of the session course, named by a course-scoped path. */
 async function scopedAssessment(ctx: Ctx, input: { courseId: string; quizId: string }): Promise<AssessmentRef> {
@@ -115,13 +118,23 @@ async function scopedAssessment(ctx: Ctx, input: { courseId: string; quizId: str
 /** Structured save: one assessment named by `contentId` (new quiz) or `quizId` (classic content id or bare id). */
 function structuredTarget(input: { contentId?: string | undefined; quizId?: string | undefined }): string {
   const given = [input.contentId, input.quizId].filter((value): value is string => value !== undefined);
-  if (given.length === 0) throw new DomainError(400, 'INVALID_REQUEST', 'Name the assessment with contentId or quizId.');
+  if (given.length === 0) throw new DomainError('INVALID_REQUEST', 'Name the assessment with contentId or quizId.');
   const normalized = new Set(given.map((value) => normalizeContentId(value) ?? value));
-  if (normalized.size > 1) throw new DomainError(400, 'INVALID_REQUEST', 'contentId and quizId name different assessments.');
+  if (normalized.size > 1) throw new DomainError('INVALID_REQUEST', 'contentId and quizId name different assessments.');
   return given[0]!;
 }
 
 export const instructorRouter = router({
+  authorization: router({
+    /**
+     * The teacher view's connection check: refreshes an expired access token when the stored refresh token still
+     * works, so only an instructor whose grant is gone or refused is asked to authorize. (`GET /api/oauth2status`
+     * answers from what is stored and never refreshes.)
+     */
+    // Not course-scoped: it is what tells the view to ask for the connection that proves the user and the course.
+    ensure: withRefusals.query(({ ctx }): Promise<AuthorizationCheck> => ensureAuthorization(ctx.app.oauth.accessTokens, ctx.principal)),
+  }),
+
   assessments: router({
     /** `GET /api/quizzes`: the cache only, no LMS call. */
     list: instructorQuery.query(async ({ ctx }): Promise<CachedAssessmentView[]> =>
@@ -149,10 +162,24 @@ export const instructorRouter = router({
       return map;
     }),
 
+    /**
+     * Addition (typed API and `GET /api/quizzes/exb-verification`): the last LMS check of every enforced assessment,
+     * by content id, so the views can flag a code the LMS no longer holds.
+     */
+    verification: instructorQuery.query(async ({ ctx }) => {
+      const records = await ctx.services.settings.listVerifications(ctx.principal.courseId);
+      return Object.fromEntries(
+        [...records].map(([contentId, record]) => [
+          contentId,
+          { status: record.status, checkedAt: record.checkedAt?.toISOString() ?? null, reason: record.reason },
+        ]),
+      );
+    }),
+
     /** `POST /api/quizzes/course/:courseId/refresh`: discovery through the instructor's grant. */
     refresh: instructorMutation.input(courseInput).mutation(async ({ ctx, input }) => {
       const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
-      const assessments = await ctx.services.discovery.refresh(courseId, ctx.lms);
+      const assessments = await ctx.services.discovery.refresh(courseId, ctx.lms, ctx.principal.lmsUserId);
       return {
         success: true as const,
         message: `Found ${assessments.length} assessment${assessments.length === 1 ? '' : 's'}.`,
@@ -166,6 +193,15 @@ export const instructorRouter = router({
     get: instructorQuery.input(courseInput).query(async ({ ctx, input }) => {
       const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
       return { success: true as const, defaults: redactCourseDefaults(await ctx.services.courseDefaults.load(courseId)) };
+    }),
+
+    /**
+     * Whether the school set a default exit password (never its value): a course without its own then still has one,
+     * so the teacher view can tell whether the setup may be called complete. Typed API only; no REST path.
+     */
+    schoolExitPassword: instructorQuery.query(({ ctx }) => {
+      const managed = ctx.app.config.exb.managedQuitPassword;
+      return { set: typeof managed === 'string' && managed.length > 0 };
     }),
 
     save: instructorMutation
@@ -182,7 +218,7 @@ export const instructorRouter = router({
       .mutation(async ({ ctx, input }) => {
         const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
         const { courseId: _courseId, ...defaults } = input;
-        const saved = await ctx.services.courseDefaults.save(courseId, defaults);
+        const saved = await ctx.services.courseDefaults.save(by(ctx), courseId, defaults);
         return { success: true as const, message: 'Course defaults saved.', defaults: redactCourseDefaults(saved) };
       }),
   }),
@@ -194,25 +230,25 @@ export const instructorRouter = router({
       .mutation(async ({ ctx, input }) => {
         const ref = await ctx.services.scope.resolve(ctx.principal.courseId, input.quizId);
         if (input.required) {
-          const view = await ctx.services.enforcement.enable(ref, ctx.lms);
+          const view = await ctx.services.enforcement.enable(by(ctx), ref, ctx.lms);
           return { success: true as const, message: 'The exam browser is now required.', setting: enabledSetting(view) };
         }
-        const view = await ctx.services.enforcement.disable(ref, ctx.lms);
+        const view = await ctx.services.enforcement.disable(by(ctx), ref, ctx.lms);
         return { success: true as const, message: 'The exam browser is no longer required.', setting: disabledSetting(view) };
       }),
 
     enable: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
-      const view = await ctx.services.enforcement.enable(await scopedAssessment(ctx, input), ctx.lms);
+      const view = await ctx.services.enforcement.enable(by(ctx), await scopedAssessment(ctx, input), ctx.lms);
       return { success: true as const, message: 'The exam browser is now required.', setting: enabledSetting(view) };
     }),
 
     disable: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
-      const view = await ctx.services.enforcement.disable(await scopedAssessment(ctx, input), ctx.lms);
+      const view = await ctx.services.enforcement.disable(by(ctx), await scopedAssessment(ctx, input), ctx.lms);
       return { success: true as const, message: 'The exam browser is no longer required.', setting: disabledSetting(view) };
     }),
 
     resetDefaults: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
-      const { settings, courseDefaults } = await ctx.services.policy.resetToCourseDefaults(await scopedAssessment(ctx, input));
+      const { settings, courseDefaults } = await ctx.services.policy.resetToCourseDefaults(by(ctx), await scopedAssessment(ctx, input));
       return {
         success: true as const,
         message: 'The assessment uses the course defaults again.',
@@ -221,14 +257,34 @@ export const instructorRouter = router({
     }),
 
     regenerateCode: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
-      await ctx.services.enforcement.regenerateCode(await scopedAssessment(ctx, input), ctx.lms);
+      await ctx.services.enforcement.regenerateCode(by(ctx), await scopedAssessment(ctx, input), ctx.lms);
       return { success: true as const, message: 'A new access code is in place; the previous one no longer works.' };
+    }),
+
+    /** Addition: `POST .../exb/protection/reapply` puts the stored access code back in the LMS, then checks it. */
+    reapplyProtection: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      const setting = await auditedRepair(ctx, ref, 'enforcement.reapply-protection', () => ctx.services.enforcement.reapply(ref, ctx.lms, ctx.principal.lmsUserId));
+      return { success: true as const, message: repairMessage(setting.verificationStatus), setting };
+    }),
+
+    /** Addition: `POST .../exb/protection/accept-lms-code` keeps the code the LMS has now (a stale assessment). */
+    acceptLmsCode: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      const setting = await auditedRepair(ctx, ref, 'enforcement.accept-lms-code', () => ctx.services.enforcement.acceptLmsCode(ref, ctx.lms, ctx.principal.lmsUserId));
+      return { success: true as const, message: 'The LMS’s access code is now the one released to exam browsers.', setting };
     }),
 
     /** `GET .../exb/config`: where the exam-browser launch of the assessment starts. */
     configLocation: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
       return { location: `/exb/launch/${ref.contentId}` };
+    }),
+
+    /** The Activity panel: the assessment's recent changes (who, when, outcome) and exam-day counters; polled. */
+    activity: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      return ctx.services.activity.view(ref.courseId, ref.contentId);
     }),
 
     status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
@@ -253,13 +309,13 @@ export const instructorRouter = router({
     saveStructured: instructorMutation
       .use(async ({ getRawInput, next }) => {
         const refusal = checkNoQuizToolDefinitions(await getRawInput());
-        if (refusal !== null) throw new DomainError(400, refusal.errorCode, refusal.message);
+        if (refusal !== null) throw policyError(refusal);
         return next();
       })
       .input(
         z.object({
           userId: z.union([z.string().max(64), z.number().int()]).transform(String),
-          contentId: z.string().max(256).optional(),
+          contentId: z.string().max(ASSESSMENT_ID_MAX_LENGTH).optional(),
           quizId: assessmentIdInput.optional(),
           urlRules: urlRulesInput,
           usesCourseDefaults: z.boolean().optional(),
@@ -273,11 +329,11 @@ export const instructorRouter = router({
       )
       .mutation(async ({ ctx, input }) => {
         if (input.userId !== ctx.principal.lmsUserId) {
-          throw new DomainError(403, 'USER_MISMATCH', 'This request names a user other than the one signed in.');
+          throw new DomainError('USER_MISMATCH', 'This request names a user other than the one signed in.');
         }
         const ref = await ctx.services.scope.resolve(ctx.principal.courseId, structuredTarget(input));
         const { userId: _userId, contentId: _contentId, quizId: _quizId, ...policy } = input;
-        const { settings, courseDefaults } = await ctx.services.policy.saveStructured(ref, policy);
+        const { settings, courseDefaults } = await ctx.services.policy.saveStructured(by(ctx), ref, policy);
         return { success: true as const, message: 'Exam settings saved.', setting: ctx.services.enforcement.view(settings, courseDefaults) };
       }),
   }),
@@ -300,21 +356,21 @@ export const instructorRouter = router({
       )
       .mutation(async ({ ctx, input }) => {
         const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
-        return { success: true as const, ...(await ctx.services.toolsCopy.copy(courseId, input.toolId, input.courseIds, ctx.lms)) };
+        return { success: true as const, ...(await ctx.services.toolsCopy.copy(by(ctx), courseId, input.toolId, input.courseIds, ctx.lms)) };
       }),
   }),
 
   passwords: router({
     revealCourse: instructorMutation.input(courseInput).mutation(async ({ ctx, input }) => {
       const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
-      ctx.reply.headers(PASSWORD_REVEAL_HEADERS);
-      return ctx.services.passwords.revealCourse(courseId);
+      Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
+      return ctx.services.passwords.revealCourse(by(ctx), courseId);
     }),
 
     revealAssessment: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
-      ctx.reply.headers(PASSWORD_REVEAL_HEADERS);
-      return ctx.services.passwords.revealAssessment(ref.courseId, ref.contentId);
+      Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
+      return ctx.services.passwords.revealAssessment(by(ctx), ref.courseId, ref.contentId);
     }),
   }),
 });

@@ -1,0 +1,80 @@
+import { isDomainError } from '../domain/errors.js';
+import type { Principal } from '../identity/principal.js';
+import { auditActor, type AuditEntryInput, type AuditLog, type AuditOutcome } from './audit-log.js';
+
+/** Who acts, as the trail names them: the verified principal and the request the change arrived with. */
+export interface AuditedBy {
+  readonly principal: Principal;
+  readonly requestId?: string | null;
+}
+
+/** The acting principal and request of a tRPC procedure's context. */
+export function auditedBy(ctx: { readonly principal: Principal; readonly requestId: string }): AuditedBy {
+  return { principal: ctx.principal, requestId: ctx.requestId };
+}
+
+export type AuditDetails = NonNullable<AuditEntryInput['details']>;
+
+/** What an entry is about: the action (`area.verb`) and the course and assessment it touches. */
+export interface AuditTarget {
+  readonly action: string;
+  readonly courseId: string;
+  readonly contentId?: string | null;
+}
+
+/**
+ * Runs one change to enforcement or its secrets and appends its entry: the outcome with the details `describe` gives,
+ * or, when the change throws, `refused` (a domain refusal, 4xx) or `failed` with only the error's code. Every domain
+ * service that changes enforcement goes through here, so instructor and administrator actions are recorded alike.
+ */
+export async function audited<T>(
+  audit: AuditLog,
+  by: AuditedBy,
+  target: AuditTarget,
+  work: () => Promise<T>,
+  describe: (result: T) => AuditDetails = () => ({}),
+): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    // The attempt's failure is what the caller must see; a trail write failing on top of it must not replace it.
+    await audit.record(auditEntry(by, target, outcomeOf(error), { errorCode: errorCodeOf(error) })).catch(() => undefined);
+    throw error;
+  }
+  await audit.record(auditEntry(by, target, 'success', describe(result)));
+  return result;
+}
+
+export function auditEntry(by: AuditedBy, target: AuditTarget, outcome: AuditOutcome, details: AuditDetails): AuditEntryInput {
+  return {
+    action: target.action,
+    outcome,
+    actor: auditActor(by.principal),
+    rootAccountId: by.principal.kind === 'admin' ? by.principal.accountId : null,
+    courseId: target.courseId,
+    contentId: target.contentId ?? null,
+    requestId: by.requestId ?? null,
+    details,
+  };
+}
+
+function outcomeOf(error: unknown): AuditOutcome {
+  return isDomainError(error) && error.status < 500 ? 'refused' : 'failed';
+}
+
+/** A contract error code or the error's class name: never its message, which may quote input. */
+function errorCodeOf(error: unknown): string {
+  if (isDomainError(error)) return error.errorCode;
+  return error instanceof Error ? error.name.slice(0, 100) : 'unknown';
+}
+
+/**
+ * The names of the fields whose values differ between two versions of a setting, compared by value. Only names reach
+ * the trail: a password field is listed as changed, its value never is.
+ */
+export function changedFields<T extends object>(before: T, after: T, fields: Partial<Record<keyof T & string, string>>): string[] {
+  return Object.entries(fields)
+    .filter(([key]) => JSON.stringify(before[key as keyof T] ?? null) !== JSON.stringify(after[key as keyof T] ?? null))
+    .map(([, label]) => label as string);
+}

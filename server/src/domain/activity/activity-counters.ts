@@ -1,0 +1,59 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+
+/**
+ * Exam-day activity of one assessment (`exb_assessment_activity`): counts of the student flow's steps and the last
+ * time of each. Nothing per student: the flow's own statements increment these (see {@link countActivitySql}), and
+ * the teacher's Activity panel reads them.
+ */
+
+export const ACTIVITY_KINDS = ['download', 'proof', 'release', 'exit'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+const COLUMNS: Record<ActivityKind, { count: string; last: string }> = {
+  download: { count: 'downloads', last: 'last_download_at' },
+  proof: { count: 'proofs', last: 'last_proof_at' },
+  release: { count: 'releases', last: 'last_release_at' },
+  exit: { count: 'exits', last: 'last_exit_at' },
+};
+
+/**
+ * An upsert that counts one `kind` for the assessment, for use as a data-modifying CTE inside the statement (or the
+ * transaction) that already writes the step, so counting costs the student flow no round trip. `course`, `content`
+ * and `at` are SQL expressions (placeholders or columns of `from`); `from` decides whether the step happened, e.g.
+ * `from spent` counts only when the CTE `spent` returned its row. At most one row may come from `from`.
+ */
+export function countActivitySql(kind: ActivityKind, values: { course: string; content: string; at: string }, from: string): string {
+  const { count, last } = COLUMNS[kind];
+  return `insert into exb_assessment_activity as a (course_id, content_id, ${count}, ${last})
+      select ${values.course}::text, ${values.content}::text, 1, ${values.at}::timestamptz ${from}
+      on conflict (course_id, content_id) do update
+        set ${count} = a.${count} + 1, ${last} = greatest(a.${last}, excluded.${last})`;
+}
+
+const countSchema = z.object({ count: z.number().int().nonnegative(), lastAt: z.iso.datetime().nullable() });
+export const assessmentActivitySchema = z.object({
+  downloads: countSchema,
+  proofs: countSchema,
+  releases: countSchema,
+  exits: countSchema,
+});
+export type AssessmentActivity = z.infer<typeof assessmentActivitySchema>;
+
+type Row = Record<string, string | number | Date | null>;
+
+export class ActivityCounters {
+  constructor(private readonly orm: MikroORM) {}
+
+  /** One assessment's counters; all zero before its first student step. */
+  async read(courseId: string, contentId: string): Promise<AssessmentActivity> {
+    const [row] = await this.orm.em
+      .getConnection()
+      .execute<Row[]>('select * from exb_assessment_activity where course_id = ? and content_id = ?', [courseId, contentId]);
+    const count = (kind: ActivityKind) => {
+      const last = row?.[COLUMNS[kind].last];
+      return { count: Number(row?.[COLUMNS[kind].count] ?? 0), lastAt: last ? new Date(last).toISOString() : null };
+    };
+    return { downloads: count('download'), proofs: count('proof'), releases: count('release'), exits: count('exit') };
+  }
+}

@@ -1,0 +1,100 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { AccountAuditTrail } from '../activity/audit-views.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { CourseResetWorkflow } from '../course-reset/course-reset-workflow.js';
+import type { ManagementServices } from '../management-services.js';
+import { createPresetServices, deleteCourseAssignments, type PresetServices } from '../presets/index.js';
+import { AdminAccounts } from './admin-accounts.js';
+import { BackgroundWork } from './background.js';
+import { CatalogService } from './catalog-service.js';
+import { ConnectService } from './connect-service.js';
+import { CourseConnections } from './course-connections.js';
+import { CourseListService } from './course-list.js';
+import { AdminCourseService } from './course-service.js';
+import { LegacyBackfill } from './legacy-backfill.js';
+import { SummaryService } from './summary-service.js';
+import { TermsService } from './terms-service.js';
+
+/** The administrator's services over one application's database, configuration and management services. */
+export interface AdminServices {
+  readonly connections: CourseConnections;
+  readonly accounts: AdminAccounts;
+  readonly terms: TermsService;
+  readonly summary: SummaryService;
+  readonly courseList: CourseListService;
+  readonly catalog: CatalogService;
+  readonly connect: ConnectService;
+  readonly courses: AdminCourseService;
+  readonly backfill: LegacyBackfill;
+  /** School tool presets, their assignments and the reconciled rollout. */
+  readonly presets: PresetServices;
+  /** The course reset: preview and the compensating workflow. */
+  readonly reset: CourseResetWorkflow;
+  /** What summaries start without waiting (backfill, reconciliation); tests wait for it with `idle()`. */
+  readonly background: BackgroundWork;
+  /** The account's audit trail, paged and exported. */
+  readonly auditTrail: AccountAuditTrail;
+}
+
+export interface AdminDependencies {
+  readonly orm: MikroORM;
+  readonly logger: Logger;
+  readonly config: Pick<AppConfig, 'admin' | 'lmsUrl' | 'baseUrl'> & { exb: Pick<AppConfig['exb'], 'managedQuitPassword'> };
+  readonly management: ManagementServices;
+  readonly audit: AuditLog;
+}
+
+/** Wires the administrator's services once, at start (`app.ts`), over the instructor's management services. */
+export function createAdminServices(deps: AdminDependencies): AdminServices {
+  const { orm, config } = deps;
+  const logger = deps.logger.child({ component: 'admin' });
+  const connections = new CourseConnections(orm);
+  const accounts = new AdminAccounts(orm);
+  const terms = new TermsService(accounts);
+  const background = new BackgroundWork(logger);
+  const backfill = new LegacyBackfill({ orm, connections, accounts, logger });
+  const presets = createPresetServices({
+    orm,
+    logger,
+    audit: deps.audit,
+    connections,
+    management: deps.management,
+    baseUrl: config.baseUrl,
+    batchSize: config.admin.reconcileBatchSize,
+  });
+  return {
+    connections,
+    accounts,
+    terms,
+    summary: new SummaryService({
+      connections,
+      accounts,
+      terms,
+      backfill,
+      background,
+      presets: presets.counts,
+      reconciler: presets.reconciler,
+      reconcileBatchSize: config.admin.reconcileBatchSize,
+    }),
+    courseList: new CourseListService(connections, config.admin.pageSize),
+    catalog: new CatalogService(connections, config.admin.pageSize),
+    connect: new ConnectService(connections, config.lmsUrl, logger),
+    courses: new AdminCourseService({ connections, management: deps.management, managedExitPassword: config.exb.managedQuitPassword }),
+    backfill,
+    presets,
+    reset: new CourseResetWorkflow({
+      orm,
+      connections,
+      assessments: deps.management.assessments,
+      settings: deps.management.settings,
+      audit: deps.audit,
+      logger,
+      // The reset's transaction deletes the course's preset assignments too; presets stay.
+      presetAssignments: { deleteForCourse: deleteCourseAssignments },
+    }),
+    background,
+    auditTrail: new AccountAuditTrail(deps.audit),
+  };
+}

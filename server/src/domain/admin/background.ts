@@ -1,0 +1,55 @@
+import type { Logger } from 'pino';
+
+/** Every run of every instance in this process, so a test or a shutdown can wait for all of them. */
+const everyRun = new Set<Promise<void>>();
+
+/** Resolves once no background work of any instance runs in this process. */
+export async function allBackgroundWorkIdle(): Promise<void> {
+  while (everyRun.size > 0) await Promise.all([...everyRun]);
+}
+
+/**
+ * Work an administrator request starts but does not wait for (the legacy backfill, preset reconciliation). One run per
+ * key at a time in this process; a failure is logged and the next request starts the work again. `idle()` lets tests
+ * and a shutdown wait for what is running.
+ */
+export class BackgroundWork {
+  private readonly running = new Map<string, Promise<void>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  start(key: string, work: () => Promise<unknown>): void {
+    if (this.running.has(key)) return;
+    const run = Promise.resolve()
+      .then(work)
+      .then(
+        () => undefined,
+        (error: unknown) => this.logger.warn({ err: error, work: key.split(':', 1)[0] }, 'administrator background work failed'),
+      )
+      .finally(() => {
+        this.running.delete(key);
+        everyRun.delete(run);
+      });
+    this.running.set(key, run);
+    everyRun.add(run);
+  }
+
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.all([...this.running.values()]);
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` calls in flight, keeping the results in the items' order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next;
+      next += 1;
+      results[index] = await work(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}

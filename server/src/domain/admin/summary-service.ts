@@ -1,0 +1,109 @@
+import type { LmsApi } from '../../lms/api.js';
+import type { AdminAccounts, TermView } from './admin-accounts.js';
+import type { BackgroundWork } from './background.js';
+import type { ConnectionCounts, CourseConnections } from './course-connections.js';
+import type { LegacyBackfill } from './legacy-backfill.js';
+import type { TermsService } from './terms-service.js';
+
+/** The tool-preset side of the summary; presets count as none until they exist. */
+export interface PresetCounts {
+  readonly toolPresetCount: number;
+  readonly pendingPresetAssignmentCount: number;
+  readonly failedPresetAssignmentCount: number;
+}
+
+export interface PresetCountSource {
+  counts(accountId: string): Promise<PresetCounts>;
+}
+
+/** Brings at most `batchSize` courses' preset assignments up to date; nothing to do while there are no presets. */
+export interface AdminReconciler {
+  reconcile(accountId: string, lms: LmsApi, batchSize: number): Promise<void>;
+}
+
+export const NO_PRESETS: PresetCountSource & AdminReconciler = {
+  counts: () => Promise.resolve({ toolPresetCount: 0, pendingPresetAssignmentCount: 0, failedPresetAssignmentCount: 0 }),
+  reconcile: () => Promise.resolve(),
+};
+
+/** Document 2 "Summary". */
+export interface AdminSummary {
+  readonly success: true;
+  readonly account: { readonly id: string; readonly name: string };
+  readonly permissions: { readonly manage_courses: boolean };
+  readonly operationalTerm: TermView | null;
+  readonly summary: ConnectionCounts & PresetCounts;
+}
+
+interface AccountInfo {
+  readonly name: string;
+  readonly manageCourses: boolean;
+  readonly at: number;
+}
+
+/** How long the account's name and the administrator's course permission are reused before the LMS is asked again. */
+const ACCOUNT_INFO_TTL_MS = 5 * 60 * 1000;
+const ACCOUNT_INFO_CACHE_LIMIT = 10_000;
+
+export interface SummaryDependencies {
+  readonly connections: CourseConnections;
+  readonly accounts: AdminAccounts;
+  readonly terms: TermsService;
+  readonly backfill: LegacyBackfill;
+  readonly background: BackgroundWork;
+  readonly presets: PresetCountSource;
+  readonly reconciler: AdminReconciler;
+  readonly reconcileBatchSize: number;
+  readonly now?: () => number;
+}
+
+/**
+ * `GET /api/admin/summary`: the account, the administrator's course permission and the account's totals, read with
+ * aggregate queries over the connection records. Each call also starts, without waiting for them, the one-time legacy
+ * backfill and a reconciliation batch. The LMS facts (account name, permission, default term) are reused for a few
+ * minutes, so a dashboard reload costs no LMS call.
+ */
+export class SummaryService {
+  private readonly info = new Map<string, AccountInfo>();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: SummaryDependencies) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async summary(principal: { accountId: string; lmsUserId: string }, lms: LmsApi): Promise<AdminSummary> {
+    const { accountId } = principal;
+    const { background, backfill, reconciler, reconcileBatchSize } = this.deps;
+    const state = await this.deps.accounts.state(accountId);
+    if (!state.backfilled) background.start(`backfill:${accountId}`, () => backfill.run(principal, lms));
+    background.start(`reconcile:${accountId}`, () => reconciler.reconcile(accountId, lms, reconcileBatchSize));
+    const [info, operationalTerm, counts, presets] = await Promise.all([
+      this.accountInfo(principal, lms),
+      this.deps.terms.operationalOf(accountId, state, lms),
+      this.deps.connections.counts(accountId),
+      this.deps.presets.counts(accountId),
+    ]);
+    return {
+      success: true,
+      account: { id: accountId, name: info.name },
+      permissions: { manage_courses: info.manageCourses },
+      operationalTerm,
+      summary: { ...counts, ...presets },
+    };
+  }
+
+  private async accountInfo(principal: { accountId: string; lmsUserId: string }, lms: LmsApi): Promise<AccountInfo> {
+    const key = `${principal.accountId}:${principal.lmsUserId}`;
+    const cached = this.info.get(key);
+    if (cached !== undefined && this.now() - cached.at < ACCOUNT_INFO_TTL_MS) return cached;
+    // Current LMS versions grant only the granular right, older ones only the legacy one (note §4.9).
+    const [account, rights] = await Promise.all([
+      lms.getAccount(principal.accountId),
+      lms.getAccountPermissions(principal.accountId, ['manage_courses', 'manage_courses_admin']),
+    ]);
+    const info = { name: account.name, manageCourses: rights.manage_courses === true || rights.manage_courses_admin === true, at: this.now() };
+    if (this.info.size >= ACCOUNT_INFO_CACHE_LIMIT) this.info.clear();
+    this.info.set(key, info);
+    return info;
+  }
+}

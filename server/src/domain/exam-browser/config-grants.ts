@@ -1,0 +1,243 @@
+import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
+import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import type { Logger } from 'pino';
+import type { CoursePrincipal } from '../../identity/principal.js';
+import { toExbLaunchUrl } from '../../exb/launch-url.js';
+import type { GrantHolder, LmsConnector } from '../../lms/connector.js';
+import { LmsAuthorizationRequiredError, isLmsError } from '../../lms/errors.js';
+import type { IdentityService } from '../../identity/identity-service.js';
+import { grantBelongsTo, isAccessTokenFresh } from '../../oauth/access-tokens.js';
+import type { LmsTokenRepository } from '../../oauth/token-repository.js';
+import { randomToken } from '../../security/random-token.js';
+import { ConfigurationUnavailableError, type ExamConfigurations } from './configuration.js';
+import { activePolicy, type PolicyReader } from './exam-policy.js';
+import { EXIT_GRANT_TTL_SECONDS } from './proof-redemption.js';
+import type { ExamTokenStore } from './token-store.js';
+
+/**
+ * Config grants and configuration downloads.
+ *
+ * A grant is a one-time capability for one download, bound to the principal it was minted for, the course, the content
+ * id and the settings fingerprint at minting. The exam browser fetches the download URL without the user's cookies, so
+ * the grant in its query is all the authorization the download has: `HEAD` checks it without spending it, `GET`
+ * spends it, once the file is ready, in the same statement that reads the current settings, and a grant whose
+ * fingerprint no longer matches is refused, so no student ever starts an exam with a configuration the instructor has
+ * since changed.
+ *
+ * A student's configuration starts at a fresh LMS session URL (the student's OAuth grant signs the exam browser into
+ * the LMS), so its Config Key is the download's own and is stored with the spent grant for the proof. Instructors, and
+ * everyone when the LMS API is not configured, get the configuration that starts at the assessment page; it is the same
+ * for everyone under one fingerprint.
+ */
+
+export const CONFIG_GRANT_TTL_SECONDS = 120;
+/** The handoff page is opened right after minting; it carries the grant, so it lives no longer than the grant. */
+export const LAUNCH_HANDOFF_TTL_SECONDS = CONFIG_GRANT_TTL_SECONDS;
+/**
+ * How long a downloaded configuration can prove: as long as an exit grant lives, the longest an exam-browser session
+ * is expected to last. The Config Key kept with the spent grant is worthless after that.
+ */
+export const DOWNLOADED_CONFIG_KEY_TTL_SECONDS = EXIT_GRANT_TTL_SECONDS;
+
+const SESSION_TOKEN_SCOPE = APPLICATION_SCOPES.find((scope) => scope.endsWith('/login/session_token'))!;
+const SESSION_TOKEN_DEADLINE_MS = 10_000;
+
+export type HandoffPurpose = 'assessment' | 'student-list';
+
+export interface GrantPayload {
+  /** Who the grant was minted for; the download itself has no session to compare with. */
+  principal: { kind: CoursePrincipal['kind']; issuer: string; lmsUserId: string; ltiSubject: string };
+  /** The LMS user whose session the configuration starts with, when it carries one. */
+  sessionUserId: string | null;
+}
+
+export interface HandoffPayload {
+  exbLaunchUrl: string;
+  purpose: HandoffPurpose;
+}
+
+/** The launch handoff page's key: unknown, already used (the course is still known), or ready to open the exam browser. */
+export type HandoffOutcome =
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'used'; readonly courseId: string }
+  | ({ readonly kind: 'ready'; readonly courseId: string } & HandoffPayload);
+
+export type MintOutcome =
+  | { ok: true; grant: string; exbLaunchUrl: string; handoffUrl: string; expiresInSeconds: number }
+  | { ok: false; reason: 'unavailable' | 'course-unproven' | 'certificate-unavailable' | 'session-authorization-required' };
+
+export type DownloadFailure =
+  | 'grant-invalid'
+  | 'certificate-unavailable'
+  | 'policy-unwritable'
+  | 'lms-session-authorization-required'
+  | 'lms-session-unavailable';
+
+export type DownloadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: DownloadFailure };
+
+export interface ConfigGrantOptions {
+  readonly baseUrl: string;
+  readonly store: ExamTokenStore;
+  readonly reader: PolicyReader;
+  readonly configurations: ExamConfigurations;
+  readonly lms: LmsConnector;
+  readonly tokens: LmsTokenRepository;
+  readonly identity: Pick<IdentityService, 'contextProven'>;
+  /** Whether students' configurations carry an LMS session URL (the LMS API is configured). */
+  readonly sessionHandoff: boolean;
+  readonly logger: Pick<Logger, 'warn' | 'info'>;
+}
+
+export class ConfigGrants {
+  constructor(private readonly options: ConfigGrantOptions) {}
+
+  /** The download route of an assessment, `{base_url}/exb/config/:courseId/:contentId.exb`. */
+  downloadUrl(courseId: string, contentId: string, grant: string): string {
+    const url = new URL(`/exb/config/${courseId}/${contentId}.exb`, this.options.baseUrl);
+    url.searchParams.set('grant', grant);
+    return url.href;
+  }
+
+  async mint(principal: CoursePrincipal, contentId: string, purpose: HandoffPurpose): Promise<MintOutcome> {
+    const { store, configurations } = this.options;
+    const { courseId } = principal;
+    // The course id came from a custom field: until the LMS proved it for the signed context, it names nothing.
+    if (!(await this.options.identity.contextProven(principal))) return { ok: false, reason: 'course-unproven' };
+    const policy = activePolicy(await this.options.reader.load(courseId, contentId));
+    if (policy === null) return { ok: false, reason: 'unavailable' };
+    try {
+      // Validates the policy once per fingerprint: a grant is never handed out for a configuration that cannot be built.
+      configurations.deterministicConfigKey(policy);
+    } catch (error) {
+      if (!(error instanceof ConfigurationUnavailableError)) throw error;
+      this.options.logger.warn({ err: error, courseId, contentId }, 'assessment policy cannot be written as a configuration');
+      return { ok: false, reason: 'unavailable' };
+    }
+    if (!configurations.certificateReady()) return { ok: false, reason: 'certificate-unavailable' };
+
+    const withSession = principal.kind === 'student' && this.options.sessionHandoff;
+    if (withSession && !(await this.sessionAuthorized(principal))) {
+      return { ok: false, reason: 'session-authorization-required' };
+    }
+
+    const grant = randomToken();
+    const exbLaunchUrl = toExbLaunchUrl(this.downloadUrl(courseId, contentId, grant));
+    const binding = { courseId, contentId, fingerprint: policy.fingerprint };
+    const grantPayload: GrantPayload = {
+      principal: { kind: principal.kind, issuer: principal.issuer, lmsUserId: principal.lmsUserId, ltiSubject: principal.ltiSubject },
+      sessionUserId: withSession ? principal.lmsUserId : null,
+    };
+    const handoffPayload: HandoffPayload = { exbLaunchUrl, purpose };
+    const [, handoff] = await store.issue([
+      { ...binding, purpose: 'config-grant', token: grant, ttlSeconds: CONFIG_GRANT_TTL_SECONDS, payload: grantPayload },
+      { ...binding, purpose: 'launch-handoff', ttlSeconds: LAUNCH_HANDOFF_TTL_SECONDS, payload: handoffPayload },
+    ]);
+    return {
+      ok: true,
+      grant,
+      exbLaunchUrl,
+      handoffUrl: `/exb/launch-handoff?${new URLSearchParams({ key: handoff!.token })}`,
+      expiresInSeconds: CONFIG_GRANT_TTL_SECONDS,
+    };
+  }
+
+  /** Spends a launch handoff key: the handoff page opens the exam browser once. */
+  async openHandoff(key: unknown): Promise<HandoffOutcome> {
+    const consumed = isBase64UrlToken(key) ? await this.options.store.consumeAnywhere<HandoffPayload>('launch-handoff', key) : null;
+    if (consumed === null) return { kind: 'unknown' };
+    if (consumed.consumed || consumed.payload === null) return { kind: 'used', courseId: consumed.courseId };
+    return { kind: 'ready', courseId: consumed.courseId, ...consumed.payload };
+  }
+
+  /** `HEAD`: whether a `GET` with this grant would be served now. Spends nothing. */
+  async check(courseId: string, contentId: string, grant: string): Promise<boolean> {
+    const read = await this.options.store.peekWithPolicy<GrantPayload>('config-grant', grant, courseId, contentId);
+    if (read.token === null || read.token.payload === null) return false;
+    const policy = activePolicy(this.options.reader.read(read.settings));
+    return policy !== null && policy.fingerprint === read.token.fingerprint;
+  }
+
+  /**
+   * Everything that can fail (the policy, the certificate, the LMS session URL, the encryption) happens before the grant
+   * is spent, so a download that fails through no fault of the student's leaves the link usable for a retry. The grant
+   * is then spent in the statement that records the download; of parallel downloads only one gets that far.
+   */
+  async download(courseId: string, contentId: string, grant: string): Promise<DownloadOutcome> {
+    const { store, configurations } = this.options;
+    const read = await store.peekWithPolicy<GrantPayload>('config-grant', grant, courseId, contentId);
+    if (read.token === null || read.token.payload === null) return { ok: false, reason: 'grant-invalid' };
+    const settings = this.options.reader.read(read.settings);
+    if (settings === 'unreadable') return { ok: false, reason: 'policy-unwritable' };
+    const policy = activePolicy(settings);
+    if (policy === null || policy.fingerprint !== read.token.fingerprint) {
+      return { ok: false, reason: 'grant-invalid' };
+    }
+    // Checked before the LMS is asked, so no session URL is minted for a file that cannot be encrypted.
+    if (!configurations.certificateReady()) return { ok: false, reason: 'certificate-unavailable' };
+
+    let sessionUrl: string | null = null;
+    const { sessionUserId, principal } = read.token.payload;
+    if (sessionUserId !== null) {
+      const holder = { lmsUserId: sessionUserId, issuer: principal.issuer, ltiSubject: principal.ltiSubject };
+      const session = await this.sessionUrl(holder, configurations.assessmentUrl(policy));
+      if (!session.ok) return session;
+      sessionUrl = session.url;
+    }
+
+    let built;
+    try {
+      built = configurations.build(policy, sessionUrl);
+    } catch (error) {
+      if (!(error instanceof ConfigurationUnavailableError)) throw error;
+      this.options.logger.warn({ err: error, courseId, contentId }, 'configuration could not be built');
+      return { ok: false, reason: error.reason === 'certificate' ? 'certificate-unavailable' : 'policy-unwritable' };
+    }
+    const { fingerprint } = policy;
+    const spent = await store.spendConfigGrant(
+      grant,
+      { courseId, contentId, fingerprint },
+      built.perDownload ? { value: built.configKey, ttlSeconds: DOWNLOADED_CONFIG_KEY_TTL_SECONDS } : null,
+    );
+    // Another download took the grant meanwhile, it expired, or the settings changed while the file was built.
+    const current = spent.spent ? activePolicy(this.options.reader.read(spent.settings)) : null;
+    if (current === null || current.fingerprint !== fingerprint) {
+      return { ok: false, reason: 'grant-invalid' };
+    }
+    return { ok: true, bytes: built.bytes };
+  }
+
+  /**
+   * Whether the student holds an OAuth grant that can mint a session URL: present, readable, not marked for
+   * reauthorization, bound to the student's signed identity, carrying the session-token scope, and either unexpired
+   * or refreshable. Decided from the stored record alone, so minting never waits for the LMS.
+   */
+  private async sessionAuthorized(holder: GrantHolder): Promise<boolean> {
+    const grant = await this.options.tokens.find(holder.lmsUserId);
+    if (grant === null || grant === 'unreadable' || grant.reauthorizationRequired) return false;
+    if (!grantBelongsTo(grant, holder)) return false;
+    if (!grant.scopes.includes(SESSION_TOKEN_SCOPE)) return false;
+    return grant.refreshToken !== null || isAccessTokenFresh(grant.accessTokenExpiresAt);
+  }
+
+  private async sessionUrl(
+    holder: GrantHolder,
+    returnTo: string,
+  ): Promise<{ ok: true; url: string } | { ok: false; reason: DownloadFailure }> {
+    try {
+      const session = await this.options.lms
+        .forPrincipal(holder)
+        .createSessionToken(returnTo, { deadlineMs: SESSION_TOKEN_DEADLINE_MS });
+      return { ok: true, url: session.sessionUrl };
+    } catch (error) {
+      if (error instanceof LmsAuthorizationRequiredError) {
+        this.options.logger.info({ reason: error.reason }, 'LMS session URL refused: student authorization required');
+        return { ok: false, reason: 'lms-session-authorization-required' };
+      }
+      if (isLmsError(error)) {
+        this.options.logger.warn({ code: error.code, status: error.status }, 'LMS session URL could not be obtained');
+        return { ok: false, reason: 'lms-session-unavailable' };
+      }
+      throw error;
+    }
+  }
+}

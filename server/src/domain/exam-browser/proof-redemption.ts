@@ -1,0 +1,205 @@
+import { hash, timingSafeEqual } from 'node:crypto';
+import { approvedTools } from '../settings/effective-settings.js';
+import { ConfigurationUnavailableError, type ExamConfigurations } from './configuration.js';
+import { activePolicy, type PolicyReader, type ExamPolicy } from './exam-policy.js';
+import type { Clock } from '../../clock.js';
+import type { ProofTokens } from './proof-token.js';
+import type { ExamTokenStore } from './token-store.js';
+
+/**
+ * The access proof and the access-code redemption: the only way the access code leaves the service.
+ *
+ * Proof: the exam browser reports, for the page it shows, `SHA-256(url-without-fragment + ConfigKey)`. The route has
+ * already checked that the URL is this assessment's page on the LMS; here the hash is compared in constant time with
+ * the Config Key of the configuration for the current settings fingerprint (the same for everyone) and with the keys
+ * stored for downloads that carried a session URL under that fingerprint. Keys this process already opened are tried
+ * without a query; only when none matches are the keys stored since (by any instance) read, so a proof usually costs
+ * the one primary-key lookup of the policy. A configuration downloaded before the last policy change proves nothing.
+ * A proof yields a one-time token bound to course, content and fingerprint; it is signed, not stored
+ * (`proof-token.ts`), so a proof costs no database write.
+ *
+ * Redemption: the token's signature and expiry are checked in process, then it is spent (one conditional insert of its
+ * id) in the statement that reads the current setting, and the code is released only if the setting is still fully
+ * active under the same fingerprint (a regenerated code or any policy change retires every proof). Spending and
+ * issuing the exit grant are one transaction, so a failed write never costs the proof.
+ */
+
+export const PROOF_TOKEN_TTL_SECONDS = 120;
+export const EXIT_GRANT_TTL_SECONDS = 43_200;
+
+export interface ApprovedTool {
+  id: string;
+  label: string;
+  url: string;
+}
+
+export type ProofOutcome = { ok: true; proofToken: string } | { ok: false; reason: 'not-found' | 'invalid' };
+
+export type RedemptionOutcome =
+  | { ok: true; accessCode: string; exitGrant: string; tools: ApprovedTool[] }
+  | { ok: false; reason: 'not-found' | 'invalid' };
+
+export interface ProofRedemptionOptions {
+  readonly store: ExamTokenStore;
+  readonly reader: PolicyReader;
+  readonly configurations: ExamConfigurations;
+  readonly proofTokens: ProofTokens;
+  /** The service clock; proof lifetimes are measured with it. */
+  readonly clock: Clock;
+}
+
+/** Assessments whose last seen fingerprint a process keeps for verifying proof tokens without a query. */
+const RECENT_FINGERPRINTS_MAX = 20_000;
+
+/** How old a policy a proof may be decided on (`PolicyReader.loadRecent`). */
+const PROOF_POLICY_MAX_AGE_MS = 1_000;
+/** Assessment and page pairs whose key hashes a process keeps, and how many stale hashes one may hold. */
+const HASH_INDEXES_MAX = 2_000;
+const HASH_INDEX_SLACK = 1_000;
+
+export class ProofRedemption {
+  /** Assessment, fingerprint and page URL → hashes of the page with each opened Config Key. */
+  private readonly hashIndexes = new Map<string, { byHash: Map<string, string>; hashed: Set<string> }>();
+  /** Course/content → the settings fingerprint this process last read for it. */
+  private readonly recentFingerprints = new Map<string, string>();
+
+  constructor(private readonly options: ProofRedemptionOptions) {}
+
+  /** `url` is the page URL without its fragment, already matched to this assessment. */
+  async prove(courseId: string, contentId: string, configKeyHash: string, url: string): Promise<ProofOutcome> {
+    const { store } = this.options;
+    // A second-old policy is good enough here: the token is bound to its fingerprint, which the redemption compares
+    // with the setting it reads.
+    const read = await this.options.reader.loadRecent(courseId, contentId, PROOF_POLICY_MAX_AGE_MS);
+    if (read === 'absent') return { ok: false, reason: 'not-found' };
+    const policy = activePolicy(read);
+    if (policy === null) return { ok: false, reason: 'invalid' };
+    const reported = Buffer.from(configKeyHash, 'hex');
+    if (reported.length !== 32) return { ok: false, reason: 'invalid' };
+
+    const { fingerprint } = policy;
+    this.rememberFingerprint(courseId, contentId, fingerprint);
+    const expected = this.deterministicConfigKey(policy);
+    const matched =
+      (expected !== null && hashMatchesAny(reported, url, [expected])) ||
+      this.matchesKnown(reported, url, `${courseId}/${contentId}/${fingerprint}`, store.knownConfigKeys(courseId, contentId, fingerprint)) ||
+      hashMatchesAny(reported, url, await store.refreshConfigKeys(courseId, contentId, fingerprint));
+    if (!matched) return { ok: false, reason: 'invalid' };
+
+    return { ok: true, proofToken: this.issueToken({ courseId, contentId, fingerprint }) };
+  }
+
+  /** A proof token for this binding, valid for {@link PROOF_TOKEN_TTL_SECONDS} from now. */
+  issueToken(binding: { courseId: string; contentId: string; fingerprint: string }): string {
+    return this.options.proofTokens.issue(binding, this.options.clock() + PROOF_TOKEN_TTL_SECONDS * 1000);
+  }
+
+  async redeem(courseId: string, contentId: string, proofToken: string): Promise<RedemptionOutcome> {
+    const { store, reader } = this.options;
+    const signed = await this.signedFor(courseId, contentId, proofToken);
+    if (signed === 'absent') return { ok: false, reason: 'not-found' };
+    if (signed === null || signed.expiresAt <= this.options.clock()) return { ok: false, reason: 'invalid' };
+    const { fingerprint, expiresAt } = signed;
+    // The proof is spent together with the exit grant's insert: when that write fails, the proof stays usable.
+    return store.transaction(async (db) => {
+      const read = await store.spendStateless('access-proof', proofToken, { courseId, contentId, fingerprint }, expiresAt, db, 'proof');
+      const current = reader.read(read.settings);
+      if (current === 'absent') return { ok: false, reason: 'not-found' } as const;
+      const policy = activePolicy(current);
+      if (read.token === null || policy === null || policy.accessCode === null) {
+        return { ok: false, reason: 'invalid' } as const;
+      }
+      if (policy.fingerprint !== read.token.fingerprint) return { ok: false, reason: 'invalid' } as const;
+      const [exit] = await store.issue(
+        [{ purpose: 'exit-grant', courseId, contentId, fingerprint: policy.fingerprint, ttlSeconds: EXIT_GRANT_TTL_SECONDS }],
+        db,
+        'release',
+      );
+      return { ok: true, accessCode: policy.accessCode, exitGrant: exit!.token, tools: approvedTools(policy.effective) };
+    });
+  }
+
+  /**
+   * The fingerprint and expiry a proof token is signed for. The fingerprint this process last saw for the assessment
+   * is tried first, without a query; otherwise (or when it does not verify) the current policy's. Which one verifies
+   * only says what the token was made for: the spending statement still compares it with the setting it reads.
+   */
+  private async signedFor(
+    courseId: string,
+    contentId: string,
+    token: string,
+  ): Promise<{ fingerprint: string; expiresAt: number } | 'absent' | null> {
+    const { proofTokens } = this.options;
+    const key = `${courseId}/${contentId}`;
+    const recent = this.recentFingerprints.get(key);
+    if (recent !== undefined) {
+      const expiresAt = proofTokens.verify(token, { courseId, contentId, fingerprint: recent });
+      if (expiresAt !== null) return { fingerprint: recent, expiresAt };
+    }
+    const read = await this.options.reader.load(courseId, contentId);
+    if (read === 'absent') return 'absent';
+    if (typeof read !== 'object') return null;
+    this.rememberFingerprint(courseId, contentId, read.fingerprint);
+    if (read.fingerprint === recent) return null;
+    const expiresAt = proofTokens.verify(token, { courseId, contentId, fingerprint: read.fingerprint });
+    return expiresAt === null ? null : { fingerprint: read.fingerprint, expiresAt };
+  }
+
+  /**
+   * Whether `reported` is the hash of `url` with one of `keys` (this process's unexpired opened keys). The hashes of a
+   * page URL with each key are kept, so a class proving on the same quiz page costs one hash per new key, not one per
+   * key and proof; the matching key must still be among `keys`, and the match is confirmed in constant time.
+   */
+  private matchesKnown(reported: Buffer, url: string, assessment: string, keys: readonly string[]): boolean {
+    const indexKey = `${assessment}\n${url}`;
+    let index = this.hashIndexes.get(indexKey);
+    if (index === undefined) {
+      if (this.hashIndexes.size >= HASH_INDEXES_MAX) this.hashIndexes.clear();
+      index = { byHash: new Map(), hashed: new Set() };
+      this.hashIndexes.set(indexKey, index);
+    }
+    if (index.hashed.size > keys.length + HASH_INDEX_SLACK) {
+      // Many keys expired since: start over rather than keep hashes of keys that prove nothing any more.
+      index.byHash.clear();
+      index.hashed.clear();
+    }
+    for (const key of keys) {
+      if (index.hashed.has(key)) continue;
+      index.hashed.add(key);
+      index.byHash.set(hash('sha256', url + key, 'base64'), key);
+    }
+    const candidate = index.byHash.get(reported.toString('base64'));
+    return candidate !== undefined && keys.includes(candidate) && hashMatchesAny(reported, url, [candidate]);
+  }
+
+  private rememberFingerprint(courseId: string, contentId: string, fingerprint: string): void {
+    if (this.recentFingerprints.size >= RECENT_FINGERPRINTS_MAX) this.recentFingerprints.clear();
+    this.recentFingerprints.set(`${courseId}/${contentId}`, fingerprint);
+  }
+
+  /** Approved tools of a fully active setting; none otherwise. */
+  async tools(courseId: string, contentId: string): Promise<ApprovedTool[]> {
+    const policy = activePolicy(await this.options.reader.load(courseId, contentId));
+    return policy === null ? [] : approvedTools(policy.effective);
+  }
+
+  private deterministicConfigKey(policy: ExamPolicy): string | null {
+    try {
+      return this.options.configurations.deterministicConfigKey(policy);
+    } catch (error) {
+      if (!(error instanceof ConfigurationUnavailableError)) throw error;
+      return null;
+    }
+  }
+}
+
+/**
+ * Whether `reported` is `SHA-256(url + key)` for any key, compared in constant time for each. Every candidate is
+ * compared (which one matched is not worth hiding); one-shot hashing keeps a class's worth of keys well under a
+ * millisecond.
+ */
+function hashMatchesAny(reported: Buffer, url: string, keys: readonly string[]): boolean {
+  let matched = false;
+  for (const key of keys) if (timingSafeEqual(reported, hash('sha256', url + key, 'buffer'))) matched = true;
+  return matched;
+}

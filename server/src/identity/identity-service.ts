@@ -1,0 +1,176 @@
+import type { Logger } from 'pino';
+import { DomainError } from '../domain/errors.js';
+import type { CoursePrincipal, Principal } from './principal.js';
+import type { LmsApi } from '../lms/api.js';
+import type { LmsConnector } from '../lms/connector.js';
+import { LmsAuthorizationRequiredError, isLmsError } from '../lms/errors.js';
+import type { BindingRepository, ContextKind, ContextRef, SubjectRef, UserBindingSource } from './binding-repository.js';
+
+type AdminPrincipal = Extract<Principal, { kind: 'admin' }>;
+
+/** Why a launch is refused: a claimed id contradicts what the LMS proved before. */
+export type LaunchIdentityConflict = 'user' | 'context';
+
+export type CourseProof = 'proven' | 'mismatch' | 'conflict';
+export type AdministratorConfirmation = 'confirmed' | 'not-root' | 'mismatch' | 'conflict';
+
+/** How many proven context bindings this process remembers; a binding never changes once written. */
+const PROVEN_CACHE_LIMIT = 10_000;
+/**
+ * How long this process trusts an administrator's confirmation before asking the LMS again. Unlike a binding, being
+ * an administrator can end; the window bounds how long a removed administrator keeps acting through this instance.
+ */
+const ADMIN_CONFIRMATION_TTL_MS = 5 * 60 * 1000;
+
+export function contextRefOf(principal: Principal): ContextRef {
+  return principal.kind === 'admin'
+    ? { issuer: principal.issuer, kind: 'account', ltiContextId: principal.ltiContextId, lmsId: principal.accountId }
+    : { issuer: principal.issuer, kind: 'course', ltiContextId: principal.ltiContextId, lmsId: principal.courseId };
+}
+
+/**
+ * The one place that decides whether a principal's LMS ids can be believed (DESIGN.md, trust model). The launch gives
+ * a principal whose kind, subject and context are signed by the platform; its numeric user, course and account ids
+ * come from custom fields a course author can override per link. So:
+ * - a launch whose claimed ids contradict a proven binding is refused ({@link checkLaunch});
+ * - the user id is proven by the user's own OAuth callback (the token repository stores the subject with the grant,
+ *   and a grant acts only for that subject);
+ * - the course id is proven through the LMS with a user's own grant ({@link proveCourse}); the account id of an
+ *   administrator likewise, through the administrator's grant ({@link confirmAdministrator}).
+ * Management of a course, secrets and student configurations wait until both the user and the context are proven.
+ */
+export class IdentityService {
+  private readonly proven = new Map<string, string>();
+  private readonly confirmedAdministrators = new Map<string, number>();
+
+  constructor(
+    private readonly bindings: BindingRepository,
+    private readonly users: UserBindingSource,
+    private readonly lms: LmsConnector,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Launch step after the role decision: `null` when nothing proven contradicts the principal. */
+  async checkLaunch(principal: Principal): Promise<LaunchIdentityConflict | null> {
+    const context = contextRefOf(principal);
+    const [users, check] = await Promise.all([this.users.userBindings(principal), this.bindings.checkContext(context)]);
+    if (check.contextProven) this.remember(context);
+    // The claimed user id is bound to another subject, or the subject to another user id.
+    if (users.some((bound) => !sameUser(bound, principal))) return 'user';
+    if (check.contextConflict) return 'context';
+    return null;
+  }
+
+  /** Whether the principal's user id is proven for its subject (a grant bound to it is stored). */
+  async userProven(principal: Principal): Promise<boolean> {
+    return (await this.users.userBindings(principal)).some((bound) => sameUser(bound, principal));
+  }
+
+  /** Whether the principal's course or account id is proven for its signed context. */
+  async contextProven(principal: Principal): Promise<boolean> {
+    const context = contextRefOf(principal);
+    const cached = this.proven.get(cacheKey(context.issuer, context.kind, context.ltiContextId));
+    if (cached !== undefined) return cached === context.lmsId;
+    const bound = await this.bindings.boundId(context.issuer, context.kind, context.ltiContextId);
+    if (bound === null) return false;
+    this.remember({ ...context, lmsId: bound });
+    return bound === context.lmsId;
+  }
+
+  /**
+   * Proves the course of a course principal with the principal's own grant: the LMS resolves the signed context id to
+   * a numeric course only within that course, so a user who can read it there learns the one true id. Throws what the
+   * LMS call throws (an unproven user's grant does not act: `identity-unproven`).
+   */
+  async proveCourse(principal: CoursePrincipal, lms: LmsApi): Promise<CourseProof> {
+    if (await this.contextProven(principal)) return 'proven';
+    const resolved = await lms.courseIdForContext(principal.ltiContextId);
+    if (resolved !== principal.courseId) {
+      this.logger.warn({ courseId: principal.courseId, resolved }, 'claimed course id differs from the signed context');
+      return 'mismatch';
+    }
+    return this.record(contextRefOf(principal), principal.lmsUserId);
+  }
+
+  /**
+   * Confirms an administrator through the administrator's own grant: the signed account context must resolve to a
+   * root account the user can read as an administrator, and it must be the account the principal carries.
+   */
+  async confirmAdministrator(principal: AdminPrincipal, lms: LmsApi): Promise<AdministratorConfirmation> {
+    const account = await lms.getAccountForContext(principal.ltiContextId);
+    if (account.rootAccountId !== null) return 'not-root';
+    if (account.id !== principal.accountId) {
+      this.logger.warn({ accountId: principal.accountId, resolved: account.id }, 'claimed account id differs from the signed context');
+      return 'mismatch';
+    }
+    const recorded = await this.record(contextRefOf(principal), principal.lmsUserId);
+    return recorded === 'proven' ? 'confirmed' : 'conflict';
+  }
+
+  /**
+   * Course-scoped management (every instructor procedure): the user id must be proven for the subject, and the course
+   * id for the signed context, proving it now through the user's own grant when nobody has yet. Refuses with the
+   * contract's errors: authorization required (connect the LMS account), or the course mismatch.
+   */
+  async requireCourse(principal: CoursePrincipal): Promise<void> {
+    if (!(await this.userProven(principal))) throw new LmsAuthorizationRequiredError('identity', 'identity-unproven');
+    const proof = await this.proveCourse(principal, this.lms.forPrincipal(principal));
+    if (proof !== 'proven') {
+      throw new DomainError('COURSE_MISMATCH',
+        'The LMS does not confirm that this launch belongs to this course. Open the tool again from the course in the LMS.',
+      );
+    }
+  }
+
+  /** Administrator actions: a confirmed root-account administrator (re-confirmed every few minutes per process). */
+  async requireAdministrator(principal: AdminPrincipal): Promise<void> {
+    const key = JSON.stringify([principal.issuer, principal.ltiSubject, principal.lmsUserId, principal.accountId, principal.ltiContextId]);
+    const confirmedAt = this.confirmedAdministrators.get(key);
+    if (confirmedAt !== undefined && this.now() - confirmedAt < ADMIN_CONFIRMATION_TTL_MS) return;
+    if (!(await this.userProven(principal))) throw new LmsAuthorizationRequiredError('identity', 'identity-unproven');
+    const confirmation = await this.confirmAdministrator(principal, this.lms.forPrincipal(principal));
+    if (confirmation !== 'confirmed') {
+      this.confirmedAdministrators.delete(key);
+      throw new DomainError('ADMIN_NOT_CONFIRMED', 'The LMS does not confirm you as an administrator of this root account.');
+    }
+    if (this.confirmedAdministrators.size >= PROVEN_CACHE_LIMIT) this.confirmedAdministrators.clear();
+    this.confirmedAdministrators.set(key, this.now());
+  }
+
+  /**
+   * Right after a successful authorization the user is proven, so the launch's course or account can be proven through
+   * the same grant. Best effort: a failure leaves it unproven, and the next management request tries again.
+   */
+  async afterAuthorization(principal: Principal): Promise<void> {
+    try {
+      if (principal.kind === 'admin') await this.requireAdministrator(principal);
+      else await this.proveCourse(principal, this.lms.forPrincipal(principal));
+    } catch (error) {
+      if (!isLmsError(error) && !(error instanceof DomainError)) throw error;
+      this.logger.info({ kind: principal.kind, err: error }, 'context could not be proven after authorization');
+    }
+  }
+
+  private async record(context: ContextRef, provenBy: string): Promise<'proven' | 'conflict'> {
+    if (!(await this.bindings.recordContext(context, provenBy))) {
+      this.logger.warn({ kind: context.kind, lmsId: context.lmsId }, 'context binding conflicts with an earlier proof');
+      return 'conflict';
+    }
+    this.remember(context);
+    return 'proven';
+  }
+
+  private remember(context: ContextRef): void {
+    if (this.proven.size >= PROVEN_CACHE_LIMIT) this.proven.clear();
+    this.proven.set(cacheKey(context.issuer, context.kind, context.ltiContextId), context.lmsId);
+  }
+}
+
+function sameUser(bound: Pick<SubjectRef, 'lmsUserId' | 'ltiSubject'>, subject: SubjectRef): boolean {
+  return bound.lmsUserId === subject.lmsUserId && bound.ltiSubject === subject.ltiSubject;
+}
+
+function cacheKey(issuer: string, kind: ContextKind, ltiContextId: string): string {
+  return JSON.stringify([issuer, kind, ltiContextId]);
+}

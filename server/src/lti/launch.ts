@@ -1,0 +1,131 @@
+import { resolveLaunchOutcome } from '../identity/launch-principal.js';
+import type { Principal } from '../identity/principal.js';
+import type { BrowserRequest, LtiDependencies } from './dependencies.js';
+import { LtiError, rateLimitedError } from './errors.js';
+import { verifyIdToken, type LaunchClaims } from './id-token.js';
+import { readLaunchEnvelope } from './launch-envelope.js';
+import type { LaunchTarget } from './launch-target.js';
+
+export interface LaunchAttempt extends BrowserRequest {
+  /** The posted form. */
+  readonly body: unknown;
+  /**
+   * The endpoint's own target for `/exb/launch/:contentId`. `/lti/launch` is the redirect URI of every login, so there
+   * it is absent and the token's (validated) target decides what the launch shows.
+   */
+  readonly endpointTarget?: LaunchTarget;
+}
+
+/** Steps 1 to 8: the state is claimed (its transaction cookie is spent), or the first failed check. */
+export type ClaimOutcome =
+  | { readonly ok: true; readonly claims: LaunchClaims; readonly transactionCookie: string }
+  | { readonly ok: false; readonly error: LtiError };
+
+/** After the claim: the verified principal, or why there is none (`error: null`: the role is not authorized). */
+export type IdentifyOutcome =
+  | { readonly ok: true; readonly principal: Principal; readonly target: LaunchTarget }
+  | { readonly ok: false; readonly error: LtiError | null };
+
+const refuse = (code: LtiError['code'], message: string) =>
+  new LtiError(code, 400, 'The launch could not be verified', message);
+
+/**
+ * The launch (Document 1, `POST /lti/launch`; Document 3, `POST /exb/launch/:contentId`), one implementation for both
+ * endpoints. The ten steps run in the contract's order; each refusal ends the chain with its own code. The chain is
+ * split where the login state is claimed, because from then on the transaction cookie is spent whatever follows:
+ * {@link claimLaunch} runs steps 1 to 8, {@link identifyLaunch} decides the principal, and the route starts the
+ * session (steps 9 and 10).
+ */
+export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt): Promise<ClaimOutcome> {
+  const { config, ltiAdmission: admission } = deps;
+  try {
+    // 1. Envelope: the LMS's error answer, presence, type and size of state and id_token. No key, no database.
+    const envelope = readLaunchEnvelope(attempt.body);
+
+    // 2. Admission per client address, process-local first so a flood costs no database round trip.
+    if (!(await admission.launch(attempt.ip)).allowed) return { ok: false, error: rateLimitedError() };
+
+    // 3. Peek the login state without consuming it.
+    const state = await deps.loginStates.peek(envelope.state);
+    if (state === null) {
+      throw refuse('LTI_LAUNCH_STATE_INVALID', 'This launch is unknown, expired or already used. Open the tool again from the LMS.');
+    }
+
+    // 4. The browser that posts the launch must hold the transaction cookie of the login that created the state.
+    const transaction = deps.transactionBinder.check(attempt.cookies, state.transactionBinding);
+    if (transaction !== 'ok') {
+      throw refuse(
+        transaction === 'missing' ? 'LTI_LAUNCH_TRANSACTION_MISSING' : 'LTI_LAUNCH_TRANSACTION_MISMATCH',
+        'This launch was started in another browser or its sign-in cookie was blocked. Open the tool again from the LMS; if this repeats, allow cookies for this tool.',
+      );
+    }
+
+    // 5. Per-state budget: caps how many tokens can be tried against one state.
+    if (!(await admission.launchState(envelope.state)).allowed) return { ok: false, error: rateLimitedError() };
+
+    // 6. The id_token itself.
+    const claims = await verifyIdToken(envelope.idToken, deps.platformKeys, {
+      issuer: config.lti.issuer,
+      clientId: config.lti.clientId,
+      nonce: state.nonce,
+      baseUrl: config.baseUrl,
+      deploymentIds: config.lti.deploymentIds,
+      deploymentIdCheckingEnabled: config.lti.deploymentIdCheckingEnabled,
+      ...(attempt.endpointTarget ? { endpointTarget: attempt.endpointTarget } : {}),
+    });
+
+    // 7. The token must answer this login: same issuer, deployment and target as the login asked for.
+    if (claims.issuer !== state.issuer) {
+      throw refuse('LTI_BINDING_ISSUER', 'The launch token comes from another LMS than the login.');
+    }
+    if (state.deploymentId !== undefined && claims.deploymentId !== state.deploymentId) {
+      throw refuse('LTI_BINDING_DEPLOYMENT', 'The launch token names another deployment than the login.');
+    }
+    if (claims.target.path !== state.target) {
+      throw refuse('LTI_BINDING_TARGET', 'The launch token was issued for another page than the login asked for.');
+    }
+
+    // 8. Claim the state: one conditional update, so of two concurrent posts exactly one proceeds.
+    if (!(await deps.loginStates.claim(envelope.state))) {
+      throw refuse('LTI_LAUNCH_STATE_REPLAYED', 'This launch was already used. Open the tool again from the LMS.');
+    }
+    return { ok: true, claims, transactionCookie: deps.transactionBinder.cookieName(state.transactionBinding) };
+  } catch (error) {
+    if (error instanceof LtiError) return { ok: false, error };
+    throw error;
+  }
+}
+
+/**
+ * The principal of claimed launch claims: the role decision (`identity/launch-principal.ts`), then the identity
+ * bindings, since the custom ids must not contradict what the LMS proved before (DESIGN.md, trust model). Any refusal
+ * here ends whatever session the browser had: whoever this launch identified gets no principal, and no earlier one
+ * survives in this browser.
+ */
+export async function identifyLaunch(deps: Pick<LtiDependencies, 'identity'>, claims: LaunchClaims): Promise<IdentifyOutcome> {
+  let outcome;
+  try {
+    outcome = resolveLaunchOutcome(claims);
+  } catch (error) {
+    if (error instanceof LtiError) return { ok: false, error };
+    throw error;
+  }
+  if (outcome.kind === 'deep-linking') {
+    const message = 'This tool does not offer content to add to a course. Open it from the course or account navigation instead.';
+    return { ok: false, error: new LtiError('LTI_DEEP_LINKING_UNSUPPORTED', 410, 'Adding content is not supported', message) };
+  }
+  if (outcome.kind !== 'principal') return { ok: false, error: null };
+
+  const conflict = await deps.identity.checkLaunch(outcome.principal);
+  if (conflict !== null) {
+    const named = conflict === 'user' ? 'an LMS user that the LMS confirmed for someone else' : 'a course or account that the LMS confirmed for another context';
+    return {
+      ok: false,
+      error: refuse(
+        'LTI_IDENTITY_CONFLICT',
+        `This launch names ${named}. Open the tool again from the LMS; if this repeats, the link’s custom settings have been changed and your LMS administrator should check it.`,
+      ),
+    };
+  }
+  return { ok: true, principal: outcome.principal, target: claims.target };
+}
