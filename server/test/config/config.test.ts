@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/app-config.js';
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -95,18 +95,54 @@ describe('configuration validation', () => {
     expect(loadConfig({ ...rest, LTI_DEPLOYMENT_ID_CHECKING_ENABLED: 'false' }).lti.deploymentIdCheckingEnabled).toBe(false);
   });
 
+  it('refuses the testbed in production, so the simulated exam browser is never offered there', () => {
+    expect(problemsOf({ ...productionEnv, TESTBED_ENABLED: 'true' })).toEqual(['TESTBED_ENABLED: must be off in production']);
+    // Even the development launcher's in-process option offers nothing in production.
+    const production = loadConfig(productionEnv, { developmentLms: { examBrowserUrl: 'http://localhost:3001/testbed/exam-browser' } });
+    expect(production.testbedEnabled).toBe(false);
+    expect(production.testbedExamBrowserUrl).toBeUndefined();
+  });
+
+  it('offers the simulated exam browser only with the testbed on and the development LMS named by the launcher', () => {
+    const developmentLms = { examBrowserUrl: 'http://localhost:3001/testbed/exam-browser' };
+    const base = { DATA_DIR: dataDir(), LMS_URL: 'http://localhost:3001' };
+    expect(loadConfig({ ...base, TESTBED_ENABLED: 'true' }, { developmentLms }).testbedExamBrowserUrl).toBe(developmentLms.examBrowserUrl);
+    expect(loadConfig({ ...base, TESTBED_ENABLED: 'true' }).testbedExamBrowserUrl).toBeUndefined();
+    expect(loadConfig(base, { developmentLms }).testbedExamBrowserUrl).toBeUndefined();
+  });
+
   it('parses flags and lists', () => {
     const config = loadConfig({
       DATA_DIR: dataDir(),
       LTI_DEPLOYMENT_ID: ' 1:a , 2:b ,',
       EXB_CONFIG_ENCRYPTION_ENABLED: 'false',
-      TRUST_PROXY: 'true',
     });
     expect(config.lti.deploymentIds).toEqual(['1:a', '2:b']);
     expect(config.exb.configEncryptionEnabled).toBe(false);
     expect(config.exb.certificatePath).toBeUndefined();
-    expect(config.trustProxy).toBe(true);
+    expect(config.trustProxy).toBe(false);
   });
+
+  it.each([
+    ['false', false],
+    ['0', false],
+    ['1', 1],
+    [' 2 ', 2],
+    ['10.0.0.5', ['10.0.0.5']],
+    ['10.0.0.5, 10.1.0.0/16,fd00::/8', ['10.0.0.5', '10.1.0.0/16', 'fd00::/8']],
+    ['loopback,uniquelocal', ['loopback', 'uniquelocal']],
+  ])('reads TRUST_PROXY=%j as a hop count or proxy addresses', (value, expected) => {
+    expect(loadConfig({ DATA_DIR: dataDir(), TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['true', 'TRUE', 'yes', '0.0.0.0/0', '::/0', '10.0.0.0/33', 'proxy.internal', '17', '10.0.0.5,'.repeat(2) + 'x'])(
+    'refuses TRUST_PROXY=%j, saying to give a hop count or addresses',
+    (value) => {
+      expect(problemsOf({ DATA_DIR: dataDir(), TRUST_PROXY: value })).toEqual([
+        expect.stringMatching(/^TRUST_PROXY: .*give the number of proxies in front of the service \(e\.g\. 1\) or their addresses/),
+      ]);
+    },
+  );
 });
 
 describe('generated development secrets', () => {

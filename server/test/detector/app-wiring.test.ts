@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_DETECTOR_DIST_DIR } from '../../src/detector/script-cache.js';
+import { DEFAULT_DETECTOR_DIST_DIR } from '../../src/lms-scripts/script-cache.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { injectedConfig, LMS, SERVICE, stableHeaders } from './harness.js';
 
@@ -20,6 +20,7 @@ describe.skipIf(!built)('detector routes in the full application, real bundles',
         LTI_DEPLOYMENT_ID: '7:first, 8:second',
         TESTBED_ENABLED: 'true',
         EXB_DETECTOR_DIAGNOSTICS_ENABLED: 'false',
+        TRUST_PROXY: '10.0.0.5',
       },
     });
   });
@@ -41,6 +42,17 @@ describe.skipIf(!built)('detector routes in the full application, real bundles',
       debug: false,
       diagnostics: false,
     });
+  });
+
+  it('injects BASE_URL even when the trusted proxy forwards another host', async () => {
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/js/lms-exb-detector.js',
+      headers: { host: 'evil.example', 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-for': '192.0.2.1' },
+      remoteAddress: '10.0.0.5',
+    });
+    expect(injectedConfig(response.body, readFileSync(bundle('lms-exb-detector.js'), 'utf8'))).toMatchObject({ baseUrl: SERVICE });
+    expect(response.body).not.toContain('evil.example');
   });
 
   it('the alias is the same response', async () => {

@@ -31,7 +31,6 @@ export interface ContextOverrides {
   baseUrl?: string;
   lmsUrl?: string;
   production?: boolean;
-  trustProxy?: boolean;
   testbedEnabled?: boolean;
   clientId?: string;
   deploymentIds?: string[];
@@ -45,7 +44,6 @@ export function routeContext(overrides: ContextOverrides = {}): DetectorRouteCon
       baseUrl: overrides.baseUrl ?? SERVICE,
       lmsUrl: overrides.lmsUrl ?? LMS,
       production: overrides.production ?? false,
-      trustProxy: overrides.trustProxy ?? false,
       testbedEnabled: overrides.testbedEnabled ?? false,
       lti: { clientId: overrides.clientId ?? CLIENT_ID, deploymentIds: overrides.deploymentIds ?? DEPLOYMENT_IDS },
       exb: {

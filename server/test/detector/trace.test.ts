@@ -6,7 +6,7 @@ import {
   TRACE_BODY_LIMIT_BYTES,
   TRACE_LIMITS,
   TRUNCATED,
-} from '../../src/detector/trace.js';
+} from '../../src/lms-scripts/trace.js';
 import { DETECTOR_TRACE_PATH } from '../../src/http/detector.js';
 import { detectorApp, fakeDistDir, LMS, routeContext, type ContextOverrides, type DetectorApp } from './harness.js';
 

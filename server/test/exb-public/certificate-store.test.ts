@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/config/app-config.js';
 import { generateSelfSignedCertificate } from '../../src/exb/certificate.js';
-import { CertificateStore } from '../../src/exb/certificate-store.js';
+import { loadExbCertificate } from '../../src/config/exb-certificate.js';
+import { CertificateStore, CertificateUnusableError } from '../../src/exb/certificate-store.js';
 import { customCertificate, EC_CERTIFICATE } from './helpers.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'exb-certificate-store-'));
@@ -18,7 +19,7 @@ function file(name: string, content: string | Buffer): string {
 
 function loadError(certificatePath: string | undefined): ConfigError {
   try {
-    CertificateStore.load({ configEncryptionEnabled: true, certificatePath });
+    loadExbCertificate({ configEncryptionEnabled: true, certificatePath });
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     return error as ConfigError;
@@ -65,6 +66,12 @@ describe('CertificateStore start-up checks', () => {
     expect(loadError(undefined).message).toContain('EXB_CONFIG_CERTIFICATE');
   });
 
+  it('reports an unusable file as its own error, without naming a variable', () => {
+    const load = () => CertificateStore.load({ configEncryptionEnabled: true, certificatePath: path.join(dir, 'absent.pem') });
+    expect(load).toThrow(CertificateUnusableError);
+    expect(load).toThrow(/^cannot read .*absent\.pem \(ENOENT\)$/);
+  });
+
   it('loads PEM and DER files and exposes PEM, DER and the public-key hash', () => {
     const { certificatePem } = generateSelfSignedCertificate({ commonName: 'store', days: 30 });
     const fromPem = CertificateStore.load({ configEncryptionEnabled: true, certificatePath: file('ok.pem', certificatePem) });
@@ -88,7 +95,7 @@ describe('CertificateStore start-up checks', () => {
       { NODE_ENV: 'test', DATA_DIR: dir, EXB_CONFIG_CERTIFICATE: 'no-such-certificate.pem' },
       { cwd: dir },
     );
-    expect(() => CertificateStore.load(config.exb)).toThrow(/EXB_CONFIG_CERTIFICATE: cannot read .*no-such-certificate\.pem/);
+    expect(() => loadExbCertificate(config.exb)).toThrow(/EXB_CONFIG_CERTIFICATE: cannot read .*no-such-certificate\.pem/);
   });
 });
 

@@ -50,7 +50,7 @@ describe('setup-check page, proof and quit page', () => {
       expect(response.json()).toEqual({ success: true, checks: { configKey: true, expectedUrl: true } });
     });
 
-    it('fails the key check for a wrong hash and reports the URL check on its own', async () => {
+    it('refuses a wrong hash with 403 INVALID_EXB_SETUP_CHECK_PROOF, reporting the URL check on its own', async () => {
       for (const configKeyHash of [
         randomBytes(32).toString('hex'),
         configKeyHashForUrl(CHECK_URL, randomBytes(32).toString('hex')),
@@ -58,12 +58,18 @@ describe('setup-check page, proof and quit page', () => {
         'not-hex',
       ]) {
         const response = await prove({ configKeyHash, url: CHECK_URL });
-        expect(response.statusCode).toBe(200);
-        expect(response.json()).toEqual({ success: true, checks: { configKey: false, expectedUrl: true } });
+        expect(response.statusCode).toBe(403);
+        expect(response.headers['cache-control']).toBe('no-store');
+        expect(response.json()).toEqual({
+          success: false,
+          error_code: 'INVALID_EXB_SETUP_CHECK_PROOF',
+          message: expect.any(String),
+          checks: { configKey: false, expectedUrl: true },
+        });
       }
     });
 
-    it('fails the URL check for any other page, even with a matching hash', async () => {
+    it('refuses any other page with 403, even with a matching hash, naming the failed check', async () => {
       for (const url of [
         `${CHECK_URL}?from=elsewhere`,
         `${CHECK_URL}/`,
@@ -73,8 +79,13 @@ describe('setup-check page, proof and quit page', () => {
         'not a url',
       ]) {
         const response = await prove({ configKeyHash: configKeyHashForUrl(url, configKey), url });
-        expect(response.statusCode).toBe(200);
-        expect(response.json()).toEqual({ success: true, checks: { configKey: true, expectedUrl: false } });
+        expect(response.statusCode).toBe(403);
+        expect(response.json()).toEqual({
+          success: false,
+          error_code: 'INVALID_EXB_SETUP_CHECK_PROOF',
+          message: expect.any(String),
+          checks: { configKey: true, expectedUrl: false },
+        });
       }
     });
 

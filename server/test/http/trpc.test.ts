@@ -1,5 +1,11 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { createLogger } from '../../src/logger.js';
+import { INTERNAL_ERROR_MESSAGE } from '../../src/trpc/init.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { instructor, sessionFor } from '../support/sessions.js';
 
 describe('tRPC endpoint', () => {
   let t: TestApp;
@@ -19,5 +25,47 @@ describe('tRPC endpoint', () => {
   it('answers 404 for unknown procedures', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/trpc/nothing.here' });
     expect(response.statusCode).toBe(404);
+  });
+});
+
+describe('tRPC endpoint: unexpected failures', () => {
+  let t: TestApp;
+  let app: FastifyInstance;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    t = await createTestApp();
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+        done();
+      },
+    });
+    app = await buildApp({ config: t.config, logger: createLogger('info', sink), db: t.db });
+    await app.ready();
+    // A broken database: the query's own error names the table, which the browser must never see.
+    await t.db.orm.em.getConnection().execute('drop table lms_oauth_token cascade');
+  });
+  afterAll(async () => {
+    await app.close();
+    await t.close();
+  });
+
+  it('answer with a generic message and log the detail with the request id', async () => {
+    const { cookie } = sessionFor(app, instructor());
+    const response = await app.inject({ method: 'GET', url: '/trpc/instructor.authorization.ensure', headers: { cookie } });
+    expect(response.statusCode).toBe(500);
+    const body = response.json();
+    expect(body.error.message).toBe(INTERNAL_ERROR_MESSAGE);
+    expect(response.body).not.toMatch(/lms_oauth_token|relation|does not exist|select /i);
+
+    const failure = logs.map((line) => JSON.parse(line) as Record<string, unknown>).find((entry) => entry.msg === 'trpc procedure failed');
+    expect(failure).toMatchObject({ path: 'instructor.authorization.ensure', reqId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect((failure!.err as { message: string }).message).toMatch(/relation "lms_oauth_token" does not exist/);
+  });
+
+  it('keep the messages of refusals', async () => {
+    const response = await app.inject({ method: 'GET', url: '/trpc/instructor.assessments.list' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().error.message).toBe('Open this tool from the LMS to continue.');
   });
 });

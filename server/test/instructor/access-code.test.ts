@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACCESS_CODE_ALPHABET, ACCESS_CODE_LENGTH, generateAccessCode, isGeneratedAccessCode } from '../../src/domain/enforcement/access-code.js';
+import { ACCESS_CODE_ALPHABET, ACCESS_CODE_LENGTH, generateAccessCode, isGeneratedAccessCode } from '../../src/domain/enforcement/code-generator.js';
 
 describe('access codes', () => {
   it('are 24 characters of a 32-symbol lower-case alphabet (120 bits)', () => {

@@ -184,6 +184,7 @@ describe('assessment discovery and the cache (instructor routes)', () => {
     });
 
     it('another course’s instructor sees none of this course’s cache', async () => {
+      await t.grant(7);
       const otherCookie = t.sessionCookie(instructor({ courseId: '104', lmsUserId: '7' }));
       expect((await t.request('GET', '/api/quizzes', { cookie: otherCookie })).json()).toEqual([]);
       expect((await t.request('GET', '/api/quizzes/201', { cookie: otherCookie })).statusCode).toBe(404);

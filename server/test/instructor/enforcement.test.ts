@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ACCESS_CODE_LENGTH, isGeneratedAccessCode } from '../../src/domain/enforcement/access-code.js';
+import { ACCESS_CODE_LENGTH, isGeneratedAccessCode } from '../../src/domain/enforcement/code-generator.js';
 import { lockNames } from '../../src/domain/locks.js';
 import { COURSE, createInstructorBed, LMS_ROUTES, type InstructorBed } from './harness.js';
 
@@ -370,8 +370,14 @@ describe('enforcement (instructor routes)', () => {
       });
       for (const secret of [classicCode()!, 'course-exit-secret', 'course-start-secret']) expect(response.body).not.toContain(secret);
 
-      await t.sql('delete from lms_oauth_token');
+      // A revoked grant still proves who the instructor is: the status says the LMS needs authorizing again.
+      await t.sql('update lms_oauth_token set reauthorization_required_at = now()');
       expect((await t.request('GET', `/api/quizzes/${COURSE}/201/exb/status`)).json().authenticated).toBe(false);
+      // Without any grant nothing proves the user id, so nothing course-scoped answers.
+      await t.sql('delete from lms_oauth_token');
+      const unproven = await t.request('GET', `/api/quizzes/${COURSE}/201/exb/status`);
+      expect(unproven.statusCode).toBe(401);
+      expect(unproven.json()).toMatchObject({ error_code: 'LMS_AUTHORIZATION_REQUIRED', requiresAuth: true });
     });
   });
 
@@ -480,8 +486,11 @@ describe('enforcement (instructor routes)', () => {
       expect(response.json()).toMatchObject({ success: false, error_code: 'CROSS_SITE_REQUEST' });
       expect(t.bed.lms.calls.list()).toHaveLength(0);
       expect(await stored(CLASSIC)).toBeNull();
-      // Requests without the header (non-browser clients) pass; the session still has to be there.
-      expect((await enable('201', { site: null })).statusCode).toBe(200);
+      // Without Fetch Metadata (older browsers, scripts) the Origin must be the service's own; without either, refused.
+      expect((await enable('201', { site: null })).json()).toMatchObject({ error_code: 'CROSS_SITE_REQUEST' });
+      expect((await enable('201', { site: null, headers: { origin: 'https://evil.example.test' } })).statusCode).toBe(403);
+      expect(t.bed.lms.calls.list()).toHaveLength(0);
+      expect((await enable('201', { site: null, headers: { origin: t.bed.t.config.baseUrl } })).statusCode).toBe(200);
     });
   });
 

@@ -2,8 +2,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { delay, http } from 'msw';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { buildApp } from '../../src/app.js';
-import type { AppConfig } from '../../src/config.js';
-import type { Principal } from '../../src/domain/principal.js';
+import type { AppConfig } from '../../src/config/app-config.js';
+import type { Principal } from '../../src/identity/principal.js';
 import { createSettingsRepository, type SettingsRepository } from '../../src/domain/settings/settings-repository.js';
 import { createLogger } from '../../src/logger.js';
 import { createOAuthTestbed, FAST_OAUTH, LMS_URL, storeGrant, type OAuthTestbed } from '../support/oauth-testbed.js';
@@ -59,7 +59,7 @@ export interface InstructorBed {
 export async function createInstructorBed(): Promise<InstructorBed> {
   const bed = await createOAuthTestbed();
   const app = bed.t.app;
-  const settings = createSettingsRepository(bed.t.db.orm, bed.t.config.secrets.appSecret);
+  const settings = createSettingsRepository(bed.t.db, bed.t.config.secrets.appSecret);
   const extraApps: FastifyInstance[] = [];
   const cookie = sessionFor(app, instructor()).cookie;
   const connection = () => bed.t.db.orm.em.getConnection();
@@ -70,11 +70,13 @@ export async function createInstructorBed(): Promise<InstructorBed> {
     if (sessionCookie !== null) headers.cookie = sessionCookie;
     const site = options.site === undefined ? (method === 'GET' ? null : 'same-origin') : options.site;
     if (site !== null) headers['sec-fetch-site'] = site;
+    // Mutations travel as JSON, as the tool's pages send them; a route without a body gets an empty object.
+    const body = options.body ?? (method === 'GET' ? undefined : {});
     return (options.app ?? app).inject({
       method,
       url,
       headers,
-      ...(options.body !== undefined ? { payload: options.body as Record<string, unknown> } : {}),
+      ...(body !== undefined ? { payload: body as Record<string, unknown> } : {}),
     });
   };
 

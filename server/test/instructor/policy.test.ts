@@ -3,7 +3,7 @@ import { lockNames } from '../../src/domain/locks.js';
 import { resolveEffectiveSettings } from '../../src/domain/settings/effective-settings.js';
 import { settingsFingerprint } from '../../src/domain/settings/fingerprint.js';
 import { defaultAssessmentSettings } from '../../src/domain/settings/model.js';
-import { QuitTokens } from '../../src/domain/student/quit-token.js';
+import { QuitTokens } from '../../src/domain/exam-browser/quit-token.js';
 import { BASE_URL } from '../support/oauth-testbed.js';
 import { COURSE, createInstructorBed, LMS_ROUTES, LMS_URL, type InstructorBed } from './harness.js';
 
@@ -86,8 +86,8 @@ describe('course defaults and per-assessment policy (instructor routes)', () => 
         [{ urlRules: [{ match: 'domain', value: '*.example.edu', broadDomainConfirmed: true }] }, 'INVALID_EXB_DOMAIN_POLICY'],
         [{ urlRules: [{ match: 'domain', value: 'example.edu' }] }, 'INVALID_EXB_DOMAIN_POLICY'],
         [{ externalTools: [{ label: 'Calc', url: 'http://calc.example.com/' }] }, 'INVALID_EXB_TOOL_POLICY'],
-        [{ externalTools: [{ label: 'Calc', url: 'https://calc.example.com/', resourceRules: [{ match: 'domain', value: 'co.uk', broadDomainConfirmed: true }] }] }, 'INVALID_EXB_TOOL_POLICY'],
-        [{ externalTools: [{ label: 'Calc', url: 'https://calc.example.com/', managedByAdmin: true }] }, 'INVALID_EXB_TOOL_POLICY'],
+        [{ externalTools: [{ label: 'Calc', url: 'https://calc.example.com/app', resourceRules: [{ match: 'domain', value: 'co.uk', broadDomainConfirmed: true }] }] }, 'INVALID_EXB_TOOL_POLICY'],
+        [{ externalTools: [{ label: 'Calc', url: 'https://calc.example.com/app', managedByAdmin: true }] }, 'INVALID_EXB_TOOL_POLICY'],
         [{ quitPassword: 'pässwort' }, 'INVALID_REQUEST'],
         [{ setupCompleted: 'yes' }, 'INVALID_REQUEST'],
       ];
@@ -123,7 +123,7 @@ describe('course defaults and per-assessment policy (instructor routes)', () => 
       const off = await saveDefaults({ externalTools: [{ id: 'school-dictionary', enabled: false }] });
       expect(off.statusCode).toBe(200);
       expect(off.json().defaults.externalTools).toEqual([{ ...managed, enabled: false }]);
-      const omitted = await saveDefaults({ externalTools: [{ label: 'Calculator', url: 'https://calc.example.com/' }] });
+      const omitted = await saveDefaults({ externalTools: [{ label: 'Calculator', url: 'https://calc.example.com/app' }] });
       expect(omitted.json().defaults.externalTools.map((tool: { id: string }) => tool.id)).toContain('school-dictionary');
     });
 
@@ -161,8 +161,8 @@ describe('course defaults and per-assessment policy (instructor routes)', () => 
       await saveDefaults({
         quitPassword: 'course-exit',
         externalTools: [
-          { id: 'calc', label: 'Calculator', url: 'https://calc.example.com/' },
-          { id: 'dict', label: 'Dictionary', url: 'https://dict.example.com/' },
+          { id: 'calc', label: 'Calculator', url: 'https://calc.example.com/app' },
+          { id: 'dict', label: 'Dictionary', url: 'https://dict.example.com/app' },
         ],
       });
     });
@@ -217,11 +217,11 @@ describe('course defaults and per-assessment policy (instructor routes)', () => 
     it('refuses with the contract codes', async () => {
       const cases: [unknown, number, string][] = [
         [{ quizId: '201', externalTools: [] }, 400, 'QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED'],
-        [{ quizId: '201', externalTools: [{ label: 'x', url: 'https://x.example.com/' }], urlRules: 'bad' }, 400, 'QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED'],
+        [{ quizId: '201', externalTools: [{ label: 'x', url: 'https://x.example.com/app' }], urlRules: 'bad' }, 400, 'QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED'],
         [{ quizId: '201', urlRules: [{ match: 'exact', value: 'https://example.edu/*' }] }, 400, 'INVALID_EXB_URL_POLICY'],
         [{ quizId: '201', urlRules: [{ match: 'domain', value: '*.example.edu', broadDomainConfirmed: true }] }, 400, 'INVALID_EXB_DOMAIN_POLICY'],
         [{ quizId: '201', quizOnlyExternalTools: [{ label: 'x', url: 'ftp://x.example.com/' }] }, 400, 'INVALID_EXB_TOOL_POLICY'],
-        [{ quizId: '201', quizOnlyExternalTools: [{ id: 'calc', label: 'x', url: 'https://x.example.com/' }] }, 400, 'INVALID_EXB_TOOL_POLICY'],
+        [{ quizId: '201', quizOnlyExternalTools: [{ id: 'calc', label: 'x', url: 'https://x.example.com/app' }] }, 400, 'INVALID_EXB_TOOL_POLICY'],
         [{ quizId: '201', externalToolIds: ['calc', 'nope'] }, 400, 'INVALID_EXB_TOOL_SELECTION'],
         [{ quizId: '201', externalToolIds: 'calc' }, 400, 'INVALID_EXB_TOOL_SELECTION'],
         [{ quizId: '205' }, 404, 'ASSESSMENT_NOT_FOUND'],
@@ -275,8 +275,8 @@ describe('course defaults and per-assessment policy (instructor routes)', () => 
         ['own rules equal to the (empty) course rules', () => saveStructured({ quizId: '201', usesCourseDefaults: false, urlRules: [] }), false],
         ['a URL rule added', () => saveStructured({ quizId: '201', urlRules: [{ match: 'exact', value: 'https://library.example.edu/r' }] }), true],
         ['the same rule spelled differently', () => saveStructured({ quizId: '201', urlRules: [{ match: 'exact', value: 'HTTPS://LIBRARY.example.edu/r#x', label: 'Library' }] }), false],
-        ['a course tool added (inherited)', () => saveDefaults({ externalTools: [{ id: 'calc', label: 'Calculator', url: 'https://calc.example.com/' }] }), true],
-        ['the tool renamed', () => saveDefaults({ externalTools: [{ id: 'calc', label: 'Calc', url: 'https://calc.example.com/' }] }), false],
+        ['a course tool added (inherited)', () => saveDefaults({ externalTools: [{ id: 'calc', label: 'Calculator', url: 'https://calc.example.com/app' }] }), true],
+        ['the tool renamed', () => saveDefaults({ externalTools: [{ id: 'calc', label: 'Calc', url: 'https://calc.example.com/app' }] }), false],
         ['the tool deselected', () => saveStructured({ quizId: '201', externalToolIds: [] }), true],
         ['enforcement enabled (access code set)', () => t.request('POST', `/api/quizzes/${COURSE}/201/exb/enable`), true],
         ['enabled again', () => t.request('POST', `/api/quizzes/${COURSE}/201/exb/enable`), false],

@@ -82,6 +82,7 @@ describe('exam tool copies (instructor routes)', () => {
       const response = await targetsOf('calc');
       expect(response.statusCode).toBe(401);
       expect(response.json()).toMatchObject({ success: false, requiresAuth: true, authUrl: expect.stringMatching(/^\/api\/oauth2reauthorize/) });
+      await t.grant();
       expect((await targetsOf('calc', '102')).json()).toMatchObject({ error_code: 'COURSE_MISMATCH' });
     });
   });

@@ -8,8 +8,10 @@ import {
   LmsRateLimitedError,
   LmsRequestRejectedError,
   LmsTimeoutError,
+  LmsUnavailableError,
 } from '../../src/lms/errors.js';
 import { createOAuthTestbed, LMS_URL, storeGrant, type OAuthTestbed } from '../support/oauth-testbed.js';
+import { holderFor } from '../support/sessions.js';
 
 describe('LMS API client against the mocked LMS', () => {
   let bed: OAuthTestbed;
@@ -24,7 +26,7 @@ describe('LMS API client against the mocked LMS', () => {
     await bed.t.db.orm.em.getConnection().execute('delete from lms_oauth_token', [], 'run');
   });
 
-  const api = (userId: string, options: Parameters<OAuthTestbed['services']>[0] = {}) => bed.services(options).lms.forUser(userId);
+  const api = (userId: string, options: Parameters<OAuthTestbed['services']>[0] = {}) => bed.services(options).lms.forPrincipal(holderFor(userId));
 
   describe('application scope set (instructor)', () => {
     beforeEach(() => storeGrant(bed, 2, APPLICATION_SCOPES));
@@ -113,6 +115,27 @@ describe('LMS API client against the mocked LMS', () => {
       expect(Date.now() - started).toBeLessThan(1500);
     });
 
+    it('sends a read once more after a server error or a dropped connection, a write never', async () => {
+      bed.lms.faults.next('GET /api/v1/courses/:course_id/quizzes', { status: 503 });
+      expect((await api('2').listQuizzes('101')).length).toBeGreaterThan(0);
+      bed.lms.faults.next('GET /api/v1/courses/:course_id/quizzes', { kind: 'network-error' });
+      expect((await api('2').listQuizzes('101')).length).toBeGreaterThan(0);
+      expect(bed.lms.calls.count('GET /api/v1/courses/:course_id/quizzes')).toBe(4);
+
+      bed.lms.faults.next('PUT /api/v1/courses/:course_id/quizzes/:id', { status: 502 });
+      await expect(api('2').updateQuiz('101', '201', { accessCode: 'x' })).rejects.toBeInstanceOf(LmsUnavailableError);
+      expect(bed.lms.calls.count('PUT /api/v1/courses/:course_id/quizzes/:id')).toBe(1);
+    });
+
+    it('does not retry a read past its deadline', async () => {
+      bed.lms.faults.timeout('GET /api/v1/courses/:course_id/quizzes', { ms: 10_000, times: 2 });
+      const started = Date.now();
+      await expect(api('2', { lms: { listDeadlineMs: 400 } }).listQuizzes('101')).rejects.toBeInstanceOf(LmsTimeoutError);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(bed.lms.calls.count('GET /api/v1/courses/:course_id/quizzes')).toBe(1);
+      bed.lms.faults.clear();
+    });
+
     it('enforces the call deadline and the response size cap', async () => {
       bed.lms.faults.timeout('GET /api/v1/courses/:course_id/quizzes', { ms: 10_000 });
       await expect(api('2', { lms: { listDeadlineMs: 300 } }).listQuizzes('101')).rejects.toBeInstanceOf(LmsTimeoutError);
@@ -138,8 +161,11 @@ describe('LMS API client against the mocked LMS', () => {
       expect(terms.map((term) => term.name)).toEqual(expect.arrayContaining(['Fall 2026', 'Default Term']));
       expect(terms).toHaveLength(4);
 
+      // The demo school's courses plus its catalog of 60 more, over every page; another school's course is not among them.
       const all = await client.listAccountCourses('1', { include: ['term'] });
-      expect(all.map((course) => course.id).sort()).toEqual(['101', '102', '103', '104', '105']);
+      expect(all.map((course) => course.id)).toEqual(expect.arrayContaining(['101', '102', '103', '104', '105', '106', '165']));
+      expect(new Set(all.map((course) => course.id)).size).toBe(65);
+      expect(all.map((course) => course.id)).not.toContain('170');
       const first = await client.listAccountCoursesPage('1', {}, { perPage: 2 });
       expect(first.items).toHaveLength(2);
       expect(first.nextPage).not.toBeNull();

@@ -17,7 +17,7 @@ import {
   errorForResponse,
   isRateLimited,
   retryDelayMs,
-  sendWithRateLimitRetry,
+  sendWithRetry,
   type FetchLike,
   type RawResponse,
 } from '../../src/lms/http.js';
@@ -153,7 +153,7 @@ describe('boundedFetch', () => {
   });
 });
 
-describe('sendWithRateLimitRetry', () => {
+describe('sendWithRetry', () => {
   it('retries 429 and the older 403 form, then returns the answer', async () => {
     const answers = [
       new Response('429 Too Many Requests (Rate Limit Exceeded)\n', { status: 429 }),
@@ -161,7 +161,7 @@ describe('sendWithRateLimitRetry', () => {
       new Response('[]', { status: 200 }),
     ];
     const fetchImpl: FetchLike = async () => answers.shift()!;
-    const response = await sendWithRateLimitRetry(fetchImpl, request(1024, 5000), { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 });
+    const response = await sendWithRetry(fetchImpl, request(1024, 5000), { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 });
     expect(response.status).toBe(200);
     expect(answers).toHaveLength(0);
   });
@@ -172,7 +172,69 @@ describe('sendWithRateLimitRetry', () => {
       calls += 1;
       return new Response('rate limit exceeded', { status: 429, headers: { 'retry-after': '5' } });
     };
-    await expect(sendWithRateLimitRetry(fetchImpl, request(1024, 1000))).rejects.toBeInstanceOf(LmsRateLimitedError);
+    await expect(sendWithRetry(fetchImpl, request(1024, 1000))).rejects.toBeInstanceOf(LmsRateLimitedError);
+    expect(calls).toBe(1);
+  });
+});
+
+describe('sendWithRetry after a failed read', () => {
+  const fast = { maxAttempts: 5, baseDelayMs: 10, maxDelayMs: 50 };
+  const counting = (answers: Array<Response | 'reset'>) => {
+    const state = { calls: 0 };
+    const fetchImpl: FetchLike = async () => {
+      state.calls += 1;
+      const answer = answers.shift() ?? new Response('[]', { status: 200 });
+      if (answer === 'reset') throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } });
+      return answer;
+    };
+    return { fetchImpl, state };
+  };
+
+  it.each([500, 502, 503, 504])('sends a GET once more after %i and returns the second answer', async (status) => {
+    const { fetchImpl, state } = counting([new Response('{}', { status })]);
+    expect((await sendWithRetry(fetchImpl, request(1024, 5000), fast)).status).toBe(200);
+    expect(state.calls).toBe(2);
+  });
+
+  it('sends a GET once more after a dropped connection', async () => {
+    const { fetchImpl, state } = counting(['reset']);
+    expect((await sendWithRetry(fetchImpl, request(1024, 5000), fast)).status).toBe(200);
+    expect(state.calls).toBe(2);
+  });
+
+  it('retries only once: a second failure is the answer', async () => {
+    const failing = counting([new Response('{}', { status: 502 }), new Response('{}', { status: 503 })]);
+    expect((await sendWithRetry(failing.fetchImpl, request(1024, 5000), fast)).status).toBe(503);
+    expect(failing.state.calls).toBe(2);
+    const resets = counting(['reset', 'reset']);
+    await expect(sendWithRetry(resets.fetchImpl, request(1024, 5000), fast)).rejects.toBeInstanceOf(LmsUnavailableError);
+    expect(resets.state.calls).toBe(2);
+  });
+
+  it('never repeats a write, which the LMS may have carried out', async () => {
+    for (const method of ['POST', 'PUT'] as const) {
+      const { fetchImpl, state } = counting([new Response('{}', { status: 502 })]);
+      expect((await sendWithRetry(fetchImpl, { ...request(1024, 5000), method }, fast)).status).toBe(502);
+      expect(state.calls).toBe(1);
+      const reset = counting(['reset']);
+      await expect(sendWithRetry(reset.fetchImpl, { ...request(1024, 5000), method }, fast)).rejects.toBeInstanceOf(LmsUnavailableError);
+      expect(reset.state.calls).toBe(1);
+    }
+  });
+
+  it('does not retry when the wait would pass the deadline, nor after the deadline ended the call', async () => {
+    const later = counting([new Response('{}', { status: 503, headers: { 'retry-after': '5' } })]);
+    const started = Date.now();
+    expect((await sendWithRetry(later.fetchImpl, request(1024, 1000), { ...fast, maxDelayMs: 8_000 })).status).toBe(503);
+    expect(later.state.calls).toBe(1);
+    expect(Date.now() - started).toBeLessThan(500);
+
+    let calls = 0;
+    const hanging: FetchLike = (_url, init) => {
+      calls += 1;
+      return new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+    };
+    await expect(sendWithRetry(hanging, request(1024, 200), fast)).rejects.toBeInstanceOf(LmsTimeoutError);
     expect(calls).toBe(1);
   });
 });

@@ -166,3 +166,44 @@ describe('client address keys', () => {
     expect(clientAddressKey(ip)).toBe(key);
   });
 });
+
+describe.each([
+  ['a hop count', '1'],
+  ['the proxy address', '10.0.0.5'],
+  ['a CIDR range', '10.0.0.0/24'],
+])('behind a proxy trusted by %s', (_name, trustProxy) => {
+  let h: Harness;
+  const PROXY = '10.0.0.5';
+  beforeAll(async () => {
+    h = await createHarness({ env: { TRUST_PROXY: trustProxy, LTI_LOGIN_BUDGET_PER_IP: '2', LTI_PROCESS_BUDGET_PER_IP: '1000' } });
+  });
+  afterAll(() => h.close());
+
+  /** A login through the proxy, which appends the address it saw to whatever `X-Forwarded-For` the client sent. */
+  const loginThroughProxy = (clientSent: string, client: string) =>
+    h.t.app.inject({
+      method: 'GET',
+      url: `/lti/login?${new URLSearchParams(h.lms.platform.buildLaunch(INSTRUCTOR).loginParams)}`,
+      headers: { 'x-forwarded-for': `${clientSent}, ${client}` },
+      remoteAddress: PROXY,
+    });
+
+  it('charges the address the proxy saw: invented X-Forwarded-For entries do not escape the budget', async () => {
+    const statuses: number[] = [];
+    for (let i = 1; i <= 4; i += 1) statuses.push((await loginThroughProxy(`192.0.2.${i}`, '198.51.100.77')).statusCode);
+    expect(statuses).toEqual([302, 302, 429, 429]);
+    expect(await budgetRows(h, 'lti-login-ip')).toEqual([{ key: 'lti-login-ip:198.51.100.77', points: 4 }]);
+  });
+
+  it.skipIf(trustProxy === '1')('believes no X-Forwarded-For from a client that is not the proxy', async () => {
+    const direct = () =>
+      h.t.app.inject({
+        method: 'GET',
+        url: `/lti/login?${new URLSearchParams(h.lms.platform.buildLaunch(INSTRUCTOR).loginParams)}`,
+        headers: { 'x-forwarded-for': `192.0.2.${Math.floor(Math.random() * 250)}` },
+        remoteAddress: '203.0.113.9',
+      });
+    const statuses = [(await direct()).statusCode, (await direct()).statusCode, (await direct()).statusCode];
+    expect(statuses).toEqual([302, 302, 429]);
+  });
+});

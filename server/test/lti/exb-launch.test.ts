@@ -1,6 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EXB_LAUNCH_MEMORY_MS, recentExbLaunches } from '../../src/http/launch-pages.js';
+import { carriedExbLaunches, decideExbLaunch, EXB_LAUNCH_MEMORY_MS, recentExbLaunches } from '../../src/domain/exam-browser/launch-decision.js';
 import { LOGIN_STATE_PURPOSE, loginStateSchema } from '../../src/lti/login-state.js';
+import { SESSION_COOKIE_NAME } from '../../src/security/session-cookie.js';
+import type { SessionData } from '../../src/security/session.js';
+import { sessionFor } from '../support/sessions.js';
 import {
   authorize,
   bootstrapOf,
@@ -71,6 +74,19 @@ describe('exam-browser launch through /lti/launch', () => {
     // Other assessments are not affected.
     const other = await launchAs(h, browser, { ...QUIZ, contentId: 'classicquiz_202' });
     expect(other.response.headers.location).toBe(`${LMS}/courses/101/quizzes/202`);
+  });
+
+  it('carries the completed launch over even from a session past its maximum age', async () => {
+    h.requirement.required = true;
+    const browser = new Browser(EXAM_BROWSER_UA);
+    await launchAs(h, browser, QUIZ);
+    // The same session, sealed as if its launch had been 13 hours ago.
+    const current = h.t.app.decodeSecureSession(browser.session()!)!.get('data') as SessionData;
+    const aged = sessionFor(h.t.app, current.principal, { ...current, createdAt: Date.now() - 13 * 3_600_000 });
+    browser.cookies.set(SESSION_COOKIE_NAME, aged.cookie.slice(SESSION_COOKIE_NAME.length + 1));
+    expect((await getPage(h, browser, '/exb/launch/classicquiz_201')).headers.location).toBe('/login');
+    const relaunch = await launchAs(h, browser, QUIZ);
+    expect(relaunch.response.headers.location).toBe(`${LMS}/courses/101`);
   });
 
   it('recognizes the exam browser by its key headers too', async () => {
@@ -215,6 +231,46 @@ describe('GET /exb/launch/:contentId/login', () => {
     const params = { ...h.lms.platform.buildLaunch(QUIZ).loginParams, iss: 'https://evil.example.test' };
     const started = await login(h, new Browser(), params, { method: 'GET', path: '/exb/launch/classicquiz_201/login' });
     expect(outcomeOf(started.response)).toBe('LTI_LOGIN_ISSUER');
+  });
+});
+
+describe('exam-browser launch decision', () => {
+  const student = {
+    kind: 'student' as const,
+    issuer: 'https://lms.example',
+    ltiSubject: 'sub-1',
+    lmsUserId: '7',
+    deploymentId: 'd',
+    ltiContextId: 'ctx',
+    courseId: '101',
+  };
+  const deps = (required: boolean) => ({ lmsUrl: LMS, requirement: { isRequired: async () => required } });
+  const launch = { principal: student, contentId: 'newquiz:101:301', completedLaunches: {}, fromExamBrowser: false, now: 5 * EXB_LAUNCH_MEMORY_MS };
+
+  it('goes to the assessment without enforcement, and records the launch only for the exam browser', async () => {
+    expect(await decideExbLaunch(deps(false), launch)).toEqual({
+      kind: 'assessment',
+      url: `${LMS}/courses/101/assignments/301`,
+      completed: null,
+    });
+    const fromBrowser = await decideExbLaunch(deps(true), { ...launch, fromExamBrowser: true, completedLaunches: { old: 0 } });
+    expect(fromBrowser).toMatchObject({ kind: 'assessment', completed: { 'newquiz:101:301': launch.now } });
+  });
+
+  it('sends a relaunch within a day to the course home, refuses other courses and administrators', async () => {
+    const relaunch = { ...launch, completedLaunches: { 'newquiz:101:301': launch.now - 1000 } };
+    expect(await decideExbLaunch(deps(true), relaunch)).toEqual({ kind: 'course-home', url: `${LMS}/courses/101` });
+    expect(await decideExbLaunch(deps(true), { ...launch, contentId: 'newquiz:102:301' })).toEqual({ kind: 'course-mismatch' });
+    const admin = { ...student, kind: 'admin' as const, accountId: '1' };
+    expect(await decideExbLaunch(deps(true), { ...launch, principal: admin })).toEqual({ kind: 'not-for-admin' });
+    expect(await decideExbLaunch(deps(true), launch)).toMatchObject({ kind: 'exb-required', courseHomeUrl: `${LMS}/courses/101` });
+  });
+
+  it('carries completed launches over only to the same person', () => {
+    const previous = { principal: student, exbLaunches: { a: launch.now - 1, b: 0 } };
+    expect(carriedExbLaunches(previous, student, launch.now)).toEqual({ a: launch.now - 1 });
+    expect(carriedExbLaunches(previous, { ...student, ltiSubject: 'sub-2' }, launch.now)).toEqual({});
+    expect(carriedExbLaunches(null, student, launch.now)).toEqual({});
   });
 });
 

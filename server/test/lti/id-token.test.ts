@@ -36,7 +36,8 @@ function claims(overrides: Record<string, unknown> = {}): Record<string, unknown
     [LTI_CLAIMS.targetLinkUri]: 'https://tool.example.test/lti/launch',
     [LTI_CLAIMS.roles]: ['http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor'],
     [LTI_CLAIMS.custom]: { lms_user_id: '2' },
-    [LTI_CLAIMS.context]: { id: 'c', title: 'Biology 101' },
+    [LTI_CLAIMS.context]: { id: 'c', title: 'Biology 101', type: ['http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering'] },
+    [LTI_CLAIMS.resourceLink]: { id: 'c', title: 'Biology 101' },
   };
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) delete base[key];
@@ -73,7 +74,7 @@ describe('id_token validation', () => {
       messageType: 'LtiResourceLinkRequest',
       target: { kind: 'lti', path: '/lti/launch' },
       name: 'Ian Instructor',
-      contextTitle: 'Biology 101',
+      context: { id: 'c', title: 'Biology 101', types: ['http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering'] },
     });
   });
 
@@ -177,6 +178,20 @@ describe('id_token validation', () => {
     expect(await codeOf(exb)).toBe('ok');
     const endpoint = { kind: 'exb', path: '/exb/launch/classicquiz_202', contentId: 'classicquiz_202' } as const;
     expect(await codeOf(exb, { endpointTarget: endpoint })).toBe('LTI_TOKEN_TARGET');
+  });
+
+  it('requires the subject (identity binds to it) and, on a resource-link launch, the resource link id', async () => {
+    expect(await codeOf(await sign(claims({ sub: undefined })))).toBe('LTI_TOKEN_CLAIMS');
+    expect(await codeOf(await sign(claims({ sub: '' })))).toBe('LTI_TOKEN_CLAIMS');
+    expect(await codeOf(await sign(claims({ [LTI_CLAIMS.resourceLink]: undefined })))).toBe('LTI_TOKEN_CLAIMS');
+    expect(await codeOf(await sign(claims({ [LTI_CLAIMS.resourceLink]: { title: 'no id' } })))).toBe('LTI_TOKEN_CLAIMS');
+    const deepLinking = claims({ [LTI_CLAIMS.messageType]: 'LtiDeepLinkingRequest', [LTI_CLAIMS.resourceLink]: undefined });
+    expect(await codeOf(await sign(deepLinking))).toBe('ok');
+  });
+
+  it('reads a context without an id as no context', async () => {
+    const result = await verifyIdToken(await sign(claims({ [LTI_CLAIMS.context]: { title: 'x', type: ['Account'] } })), keys, expected);
+    expect(result.context).toBeUndefined();
   });
 
   it('requires well-formed roles and custom claims', async () => {

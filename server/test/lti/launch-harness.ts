@@ -60,8 +60,20 @@ export class Browser {
   }
 }
 
+/** The service's clock for the LMS key set cache: real time, moved forward by tests to pass its cooldown. */
+export class KeySetClock {
+  private offsetMs = 0;
+
+  readonly now = (): number => Date.now() + this.offsetMs;
+
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
 export interface Harness {
   t: TestApp;
+  keySetClock: KeySetClock;
   lms: MockLms;
   msw: ReturnType<typeof setupServer>;
   /** Crafts login states and transaction cookies exactly as the service does (same derived keys). */
@@ -73,7 +85,15 @@ export interface Harness {
 
 export interface HarnessOptions {
   env?: Record<string, string>;
+  /**
+   * The whole service as deployed: LMS API access configured (OAuth client of the mocked LMS's tool) and the
+   * requirement read from the database, for flows that go on from the launch to authorization and management.
+   */
+  complete?: boolean;
 }
+
+export const OAUTH_CLIENT_ID = '10000000000002';
+export const OAUTH_CLIENT_SECRET = 'oauth-secret';
 
 /** The service on a fresh database, and the mocked LMS answering in-process (msw) for its origin. */
 export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -84,14 +104,15 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       baseUrl: TOOL,
       clientId: CLIENT_ID,
       deploymentId: DEPLOYMENT_ID,
-      oauthClientId: '10000000000002',
-      oauthClientSecret: 'oauth-secret',
+      oauthClientId: OAUTH_CLIENT_ID,
+      oauthClientSecret: OAUTH_CLIENT_SECRET,
     },
   });
   const msw = setupServer(...lms.handlers);
   msw.listen({ onUnhandledRequest: lmsUnhandledRequestPolicy(lms) });
   const requirement = { required: false };
   const exbRequirement: ExbRequirementLookup = { isRequired: async () => requirement.required };
+  const keySetClock = new KeySetClock();
   const t = await createTestApp({
     env: {
       BASE_URL: TOOL,
@@ -99,13 +120,18 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       LTI_ISSUER: ISSUER,
       LTI_CLIENT_ID: CLIENT_ID,
       LTI_DEPLOYMENT_ID: `${DEPLOYMENT_ID},${OTHER_DEPLOYMENT_ID}`,
+      ...(options.complete ? { LMS_OAUTH_CLIENT_ID: OAUTH_CLIENT_ID, LMS_OAUTH_CLIENT_SECRET: OAUTH_CLIENT_SECRET } : {}),
       ...options.env,
     },
-    buildOptions: { exbRequirement },
+    buildOptions: {
+      platformKeys: { now: keySetClock.now },
+      ...(options.complete ? { oauth: { tokenEndpointDeadlineMs: 1_500, lms: { callDeadlineMs: 3_000, listDeadlineMs: 5_000 } } } : { exbRequirement }),
+    },
   });
   const secret = t.config.secrets.appSecret;
   return {
     t,
+    keySetClock,
     lms,
     msw,
     states: new OneTimeStore(t.db.orm, deriveKey(secret, 'one-time-store')),

@@ -67,10 +67,35 @@ describe('launch refusals: the token', () => {
   it('refuses a token signed by a key the LMS does not publish, after refetching the key set once', async () => {
     const foreign = h.lms.platform.generateKey({ kid: '2099-01-01T00:00:00Z' });
     await launchAs(h, new Browser(), INSTRUCTOR); // the key set is cached now
+    h.keySetClock.advance(30_000);
     const before = h.lms.calls.count(JWKS);
     const { response } = await launchWithClaims(() => {}, (claims) => h.lms.platform.signIdToken(claims, { key: foreign }));
     await expectRefused(response, 'LTI_TOKEN_UNKNOWN_KEY');
     expect(h.lms.calls.count(JWKS)).toBe(before + 1);
+  });
+
+  it('fetches the key set at most once more for 30 launches with unknown kids, and still picks up a rotation', async () => {
+    await launchAs(h, new Browser(), INSTRUCTOR);
+    h.keySetClock.advance(30_000);
+    const before = h.lms.calls.count(JWKS);
+    for (let i = 0; i < 30; i += 1) {
+      const forged = h.lms.platform.generateKey({ kid: `2097-01-01T00:00:${String(i).padStart(2, '0')}Z` });
+      const { response } = await launchWithClaims(() => {}, (claims) => h.lms.platform.signIdToken(claims, { key: forged }));
+      await expectRefused(response, 'LTI_TOKEN_UNKNOWN_KEY');
+    }
+    expect(h.lms.calls.count(JWKS) - before).toBeLessThanOrEqual(1);
+
+    // A real rotation right after is picked up once the cooldown has passed. (A day ahead: key ids are timestamps in
+    // seconds, and another test rotates within the same second.)
+    const rotated = h.lms.platform.keys.rotate(h.lms.clock.now() + 86_400_000);
+    try {
+      h.keySetClock.advance(30_000);
+      expect((await launchAs(h, new Browser(), INSTRUCTOR)).response.statusCode).toBe(200);
+      expect(h.lms.calls.count(JWKS) - before).toBeLessThanOrEqual(2);
+    } finally {
+      h.lms.platform.keys.reset();
+      expect(rotated.kid).toBeTruthy();
+    }
   });
 
   it('uses the cached key set, and refetches it once when the LMS rotates its key', async () => {
@@ -80,6 +105,7 @@ describe('launch refusals: the token', () => {
     expect(h.lms.calls.count(JWKS)).toBe(before);
     const rotated = h.lms.platform.keys.rotate(h.lms.clock.now());
     try {
+      h.keySetClock.advance(30_000);
       const { response } = await launchAs(h, new Browser(), INSTRUCTOR);
       expect(response.statusCode).toBe(200);
       expect(h.lms.calls.count(JWKS)).toBe(before + 1);
@@ -92,6 +118,7 @@ describe('launch refusals: the token', () => {
   it('refuses a platform key under 2048 bits with an explanatory page', async () => {
     const weak = h.lms.platform.generateKey({ bits: 1024, kid: '2098-01-01T00:00:00Z' });
     h.lms.platform.keys.publish(weak);
+    h.keySetClock.advance(30_000);
     try {
       // Libraries refuse to sign RS256 with 1024 bits; the LMS of this test does it by hand.
       const { response } = await launchWithClaims(() => {}, (claims) =>

@@ -13,6 +13,7 @@ import {
   postLaunch,
   type Harness,
 } from './launch-harness.js';
+import { contextIdFor } from '../support/sessions.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -41,6 +42,7 @@ describe('POST /lti/launch: roles', () => {
       userName: 'Ian Instructor',
       lmsReturnUrl: 'https://lms.example.test/courses/101',
       authorizeUrl: '/api/oauth2authorize?course_id=101&user_id=2',
+      courseRole: 'teacher',
     });
     expect(sessionOf(browser)?.principal).toEqual({
       kind: 'instructor',
@@ -48,9 +50,11 @@ describe('POST /lti/launch: roles', () => {
       ltiSubject: h.lms.state.requireUser('instructor').ltiId,
       issuer: h.lms.issuer,
       deploymentId: h.lms.tool.deploymentId,
+      ltiContextId: contextIdFor('course', 101),
       courseId: '101',
       name: 'Ian Instructor',
       courseName: 'Biology 101',
+      courseRole: 'teacher',
     });
   });
 
@@ -62,10 +66,14 @@ describe('POST /lti/launch: roles', () => {
     expect(sessionOf(browser)?.principal.kind).toBe('student');
   });
 
-  it('launches a designer as an instructor', async () => {
+  it.each([
+    ['designer', '5', 'designer'],
+    ['ta', '6', 'teaching-assistant'],
+  ])('launches a %s as an instructor, greeted by the role the LMS signed', async (person, lmsUserId, courseRole) => {
     const browser = new Browser();
-    const { response } = await launchAs(h, browser, { person: 'designer', placement: 'course_navigation', courseId: 101 });
-    expect(bootstrapOf(response.body)).toMatchObject({ view: 'teacher', lmsUserId: '5' });
+    const { response } = await launchAs(h, browser, { person, placement: 'course_navigation', courseId: 101 });
+    expect(bootstrapOf(response.body)).toMatchObject({ view: 'teacher', lmsUserId, courseRole });
+    expect(sessionOf(browser)?.principal).toMatchObject({ kind: 'instructor', courseRole });
   });
 
   it('launches a root-account administrator from the account into the admin view', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_STATE_PURPOSE, loginStateSchema } from '../../src/lti/login-state.js';
 import {
+  authorize,
   Browser,
   CLIENT_ID,
   createHarness,
@@ -9,6 +10,7 @@ import {
   LMS,
   login,
   outcomeOf,
+  postLaunch,
   TOOL,
   type Harness,
 } from './launch-harness.js';
@@ -60,13 +62,31 @@ describe('GET and POST /lti/login', () => {
     const browser = new Browser();
     const { response } = await login(h, browser, params());
     const setCookie = String(response.headers['set-cookie']);
-    expect(setCookie).toMatch(/^exb_lti_tx_[A-Za-z0-9_-]{16}=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43};/);
+    expect(setCookie).toMatch(/^exb_lti_tx_[A-Za-z0-9_-]{16}=[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}\.[0-9a-z]{1,12};/);
     expect(setCookie).toContain('Max-Age=600');
     expect(setCookie).toContain('HttpOnly');
     expect(setCookie).toContain('Secure');
     expect(setCookie).toContain('SameSite=None');
     expect(setCookie).toContain('Partitioned');
     expect(setCookie).toContain('Path=/');
+  });
+
+  it('keeps at most four transaction cookies: each new login clears the oldest abandoned ones', async () => {
+    const browser = new Browser();
+    const logins = [];
+    for (let i = 0; i < 10; i += 1) {
+      const launch = h.lms.platform.buildLaunch({ person: 'instructor', placement: 'course_navigation', courseId: 101 });
+      logins.push(await login(h, browser, launch.loginParams));
+      expect(browser.transactionCookies().length).toBe(Math.min(i + 1, 4));
+    }
+    const cleared = String(logins[9]!.response.headers['set-cookie']);
+    expect(cleared).toMatch(/exb_lti_tx_[A-Za-z0-9_-]{16}=; .*Max-Age=0|Expires=Thu, 01 Jan 1970/);
+    expect(cleared).toContain('Partitioned');
+    // The newest logins still launch; the oldest lost their cookie.
+    const newest = await postLaunch(h, browser, await authorize(h, logins[9]!.location, 'instructor'));
+    expect(newest.statusCode).toBe(200);
+    const oldest = await postLaunch(h, browser, await authorize(h, logins[0]!.location, 'instructor'));
+    expect(outcomeOf(oldest)).toBe('LTI_LAUNCH_TRANSACTION_MISSING');
   });
 
   it('stores the login state encrypted for ten minutes, with a fresh nonce each time', async () => {

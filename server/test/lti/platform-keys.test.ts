@@ -25,21 +25,46 @@ describe('platform key set', () => {
     expect(calls.count).toBe(1);
   });
 
-  it('refetches once on an unknown kid and finds a rotated key', async () => {
+  it('refetches on an unknown kid once the cooldown has passed, and finds a rotated key', async () => {
+    let now = 0;
     let published = [first.jwk];
     const { fetchImpl, calls } = keySetFetch(() => published);
-    const keys = new PlatformKeySet({ jwksUrl: 'https://lms.example.test/jwks', fetch: fetchImpl });
+    const keys = new PlatformKeySet({ jwksUrl: 'https://lms.example.test/jwks', fetch: fetchImpl, now: () => now });
     await keys.resolve(first.kid);
     published = [first.jwk, second.jwk];
+    now = 30_000;
     expect((await keys.resolve(second.kid)).kid).toBe(second.kid);
     expect(calls.count).toBe(2);
   });
 
-  it('refetches at most once per resolution for a kid that stays unknown', async () => {
-    const { fetchImpl, calls } = keySetFetch(() => [first.jwk]);
-    const keys = new PlatformKeySet({ jwksUrl: 'https://lms.example.test/jwks', fetch: fetchImpl });
+  it('fetches at most once per cooldown for made-up kids, and picks up a real rotation after it', async () => {
+    let now = 0;
+    let published = [first.jwk];
+    const { fetchImpl, calls } = keySetFetch(() => published);
+    const keys = new PlatformKeySet({ jwksUrl: 'https://lms.example.test/jwks', fetch: fetchImpl, now: () => now, cooldownMs: 30_000 });
     await keys.resolve(first.kid);
-    expect(await codeOf(keys.resolve('made-up'))).toBe('LTI_TOKEN_UNKNOWN_KEY');
+    for (let i = 0; i < 30; i += 1) {
+      now += 500;
+      expect(await codeOf(keys.resolve(`made-up-${i}`))).toBe('LTI_TOKEN_UNKNOWN_KEY');
+    }
+    // The first launch after the start fetched; the 30 forged ones within 15 s fetched once more at most.
+    expect(calls.count).toBeLessThanOrEqual(2);
+    expect((await keys.resolve(first.kid)).kid).toBe(first.kid);
+
+    published = [first.jwk, second.jwk];
+    now += 30_000;
+    expect((await keys.resolve(second.kid)).kid).toBe(second.kid);
+    expect(calls.count).toBeLessThanOrEqual(3);
+  });
+
+  it('counts concurrent made-up kids as one fetch', async () => {
+    let now = 0;
+    const { fetchImpl, calls } = keySetFetch(() => [first.jwk]);
+    const keys = new PlatformKeySet({ jwksUrl: 'x:', fetch: fetchImpl, now: () => now });
+    await keys.resolve(first.kid);
+    now = 60_000;
+    const codes = await Promise.all(Array.from({ length: 30 }, (_, i) => codeOf(keys.resolve(`made-up-${i}`))));
+    expect(new Set(codes)).toEqual(new Set(['LTI_TOKEN_UNKNOWN_KEY']));
     expect(calls.count).toBe(2);
   });
 
@@ -53,7 +78,7 @@ describe('platform key set', () => {
   it('fetches again once the cache is older than its lifetime', async () => {
     let now = 0;
     const { fetchImpl, calls } = keySetFetch(() => [first.jwk]);
-    const keys = new PlatformKeySet({ jwksUrl: 'x:', fetch: fetchImpl, cacheTtlMs: 1000, now: () => now });
+    const keys = new PlatformKeySet({ jwksUrl: 'x:', fetch: fetchImpl, cacheTtlMs: 1000, cooldownMs: 100, now: () => now });
     await keys.resolve(first.kid);
     now = 1500;
     await keys.resolve(first.kid);
@@ -71,18 +96,28 @@ describe('platform key set', () => {
   });
 
   it('reports an unreachable key set without a cache, and keeps serving a cached one', async () => {
+    let now = 0;
     let failing = true;
+    let calls = 0;
     const fetchImpl = (async () => {
+      calls += 1;
       if (failing) throw new Error('connect ECONNREFUSED');
       return new Response(JSON.stringify({ keys: [first.jwk] }));
     }) as unknown as typeof fetch;
-    const keys = new PlatformKeySet({ jwksUrl: 'x:', fetch: fetchImpl });
+    const keys = new PlatformKeySet({ jwksUrl: 'x:', fetch: fetchImpl, now: () => now, cacheTtlMs: 60_000 });
     expect(await codeOf(keys.resolve(first.kid))).toBe('LTI_PLATFORM_KEYS_UNAVAILABLE');
+    // Within the cooldown a failed fetch is not tried again.
+    expect(await codeOf(keys.resolve(first.kid))).toBe('LTI_PLATFORM_KEYS_UNAVAILABLE');
+    expect(calls).toBe(1);
     failing = false;
+    now = 30_000;
     await keys.resolve(first.kid);
     failing = true;
+    now = 60_000;
     expect(await codeOf(keys.resolve('other'))).toBe('LTI_TOKEN_UNKNOWN_KEY');
+    now = 120_000;
     expect((await keys.resolve(first.kid)).kid).toBe(first.kid);
+    expect(calls).toBe(4);
   });
 
   it('refuses an oversized key set', async () => {

@@ -1,5 +1,6 @@
 import { ADMIN_AND_APPLICATION_SCOPES, APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { MAX_LMS_ERROR_DESCRIPTION_LENGTH } from '../../src/oauth/callback.js';
 import { admin, instructor, student } from '../support/sessions.js';
 import { approvedCallback, bootstrapOf, createOAuthTestbed, LMS_URL, OAUTH_CLIENT_SECRET, type OAuthTestbed } from '../support/oauth-testbed.js';
 
@@ -132,6 +133,20 @@ describe('GET /api/oauth2callback', () => {
       // The state was not consumed by the refusal.
       const approval = bed.lms.oauth.approve({ user: 2, scopes: [...APPLICATION_SCOPES], state });
       expect((await callback(new URL(approval.redirectUrl).pathname + new URL(approval.redirectUrl).search, cookie)).statusCode).toBe(200);
+    });
+
+    it('error param: the LMS description is single-line plain text, cut to 160 characters', async () => {
+      const { cookie } = bed.session(instructor());
+      const description = `<img src=x onerror="alert(1)">\n\n  Call   555-0100 now. ${'Lorem ipsum dolor sit amet. '.repeat(20)}`;
+      const response = await callback(`/api/oauth2callback?error=access_denied&error_description=${encodeURIComponent(description)}`, cookie);
+      const bootstrap = expectOAuthError(response, 'lms-error');
+      const shown = (bootstrap.details as { label: string; value: string }[]).find((detail) => detail.label === 'LMS message')!.value;
+      expect([...shown]).toHaveLength(MAX_LMS_ERROR_DESCRIPTION_LENGTH);
+      expect(shown.startsWith('<img src=x onerror="alert(1)"> Call 555-0100 now. Lorem ipsum')).toBe(true);
+      expect(shown.endsWith('…')).toBe(true);
+      // In the page it is JSON data, never markup.
+      expect(response.body).not.toContain('<img');
+      expect(exchanges()).toBe(0);
     });
 
     it('missing code or state', async () => {

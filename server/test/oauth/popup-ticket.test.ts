@@ -2,7 +2,7 @@ import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { POPUP_TICKET_PATH } from '@exb/shared/oauth-popup-ticket.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/domain/principal.js';
+import type { Principal } from '../../src/identity/principal.js';
 import { OAuthStateStore, type OAuthState } from '../../src/oauth/state.js';
 import { deriveKey } from '../../src/security/derived-keys.js';
 import { OneTimeStore } from '../../src/security/one-time-store.js';
@@ -53,8 +53,9 @@ describe('OAuth popup tickets', () => {
     return bed.t.app.inject({
       method: 'POST',
       url: POPUP_TICKET_PATH,
-      headers: { ...(cookie ? { cookie } : {}), ...headers },
-      ...(payload === undefined ? {} : { payload: payload as object }),
+      // JSON, as the tool's pages send it; without a payload the body is empty.
+      headers: { ...(cookie ? { cookie } : {}), 'content-type': 'application/json', ...headers },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
     });
   }
 
@@ -109,9 +110,27 @@ describe('OAuth popup tickets', () => {
       expect(row!.id).toBe(sha256Hex(body.ticket));
     });
 
-    it('accepts a request without Fetch Metadata (older browsers, scripts)', async () => {
+    it('without Fetch Metadata (older browsers, scripts) accepts only the service’s own Origin', async () => {
       const { cookie } = bed.session(instructor());
-      expect((await mint(cookie, { start: 'oauth2authorize' }, {})).statusCode).toBe(200);
+      expect((await mint(cookie, { start: 'oauth2authorize' }, { origin: bed.t.config.baseUrl })).statusCode).toBe(200);
+      for (const headers of [{}, { origin: 'https://evil.example.test' }] as Record<string, string>[]) {
+        const refused = await mint(cookie, { start: 'oauth2authorize' }, headers);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json()).toMatchObject({ error_code: 'CROSS_SITE_REQUEST' });
+      }
+    });
+
+    it('answers 415 to a form post from the tool itself', async () => {
+      const { cookie } = bed.session(instructor());
+      const before = await ticketRows();
+      const response = await bed.t.app.inject({
+        method: 'POST',
+        url: POPUP_TICKET_PATH,
+        headers: { cookie, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'start=oauth2authorize',
+      });
+      expect(response.statusCode).toBe(415);
+      expect(await ticketRows()).toBe(before);
     });
 
     it('answers 401 without a session', async () => {

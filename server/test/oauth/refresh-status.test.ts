@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LmsAuthorizationRequiredError } from '../../src/lms/errors.js';
 import { admin, instructor, student } from '../support/sessions.js';
 import { createOAuthTestbed, LMS_URL, storeGrant, type OAuthTestbed } from '../support/oauth-testbed.js';
+import { holderFor } from '../support/sessions.js';
 
 const TOKEN_ROUTE = 'POST /login/oauth2/token';
 
@@ -25,6 +26,9 @@ describe('token refresh and GET /api/oauth2status', () => {
   const expireStored = () => sql("update lms_oauth_token set access_token_expires_at = now() - interval '1 minute'");
   const status = (cookie?: string, query = '', app = bed.t.app) =>
     app.inject({ method: 'GET', url: `/api/oauth2status${query}`, headers: cookie ? { cookie } : {} });
+  /** The teacher view's connection check (`instructor.authorization.ensure`), as the typed client sends it. */
+  const ensure = (cookie?: string, app = bed.t.app) =>
+    app.inject({ method: 'GET', url: '/trpc/instructor.authorization.ensure', headers: cookie ? { cookie } : {} });
   /** Slows the token endpoint down so every parallel request arrives while the first refresh is still running. */
   const slowTokenEndpoint = (ms: number) =>
     bed.msw.use(
@@ -45,15 +49,15 @@ describe('token refresh and GET /api/oauth2status', () => {
       const first = bed.services();
       const second = bed.services();
       const results = await Promise.all([
-        ...Array.from({ length: 10 }, (_, index) => status(cookie, '', index % 2 === 0 ? bed.t.app : bed.second)),
-        ...Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? first : second).lms.forUser('2').listCourses()),
+        ...Array.from({ length: 10 }, (_, index) => ensure(cookie, index % 2 === 0 ? bed.t.app : bed.second)),
+        ...Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? first : second).lms.forPrincipal(holderFor('2')).listCourses()),
       ]);
 
       expect(bed.lms.calls.count(TOKEN_ROUTE)).toBe(1);
       const refresh = bed.lms.calls.last(TOKEN_ROUTE)!;
       expect(refresh.body).toMatchObject({ grant_type: 'refresh_token' });
       expect(refresh.status).toBe(200);
-      for (const result of results.slice(0, 10)) expect((result as { json(): unknown }).json()).toEqual({ authorized: true });
+      for (const result of results.slice(0, 10)) expect((result as { json(): unknown }).json()).toEqual({ result: { data: { authorized: true } } });
       for (const courses of results.slice(10)) expect((courses as unknown[]).length).toBeGreaterThan(0);
       // Every API call went out with the refreshed token.
       expect(bed.lms.calls.filter('GET /api/v1/courses').every((call) => call.status === 200)).toBe(true);
@@ -71,7 +75,7 @@ describe('token refresh and GET /api/oauth2status', () => {
       bed.lms.oauth.expire(issued.response.access_token);
       slowTokenEndpoint(200);
       const services = [bed.services(), bed.services()];
-      const lists = await Promise.all(Array.from({ length: 8 }, (_, index) => services[index % 2]!.lms.forUser('2').listQuizzes('101')));
+      const lists = await Promise.all(Array.from({ length: 8 }, (_, index) => services[index % 2]!.lms.forPrincipal(holderFor('2')).listQuizzes('101')));
       expect(lists.every((quizzes) => quizzes.length > 0)).toBe(true);
       expect(bed.lms.calls.count(TOKEN_ROUTE)).toBe(1);
     });
@@ -82,7 +86,7 @@ describe('token refresh and GET /api/oauth2status', () => {
       await expireStored();
       slowTokenEndpoint(200);
       const services = [bed.services(), bed.services()];
-      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, index) => services[index % 2]!.lms.forUser('2').listCourses()));
+      const outcomes = await Promise.allSettled(Array.from({ length: 8 }, (_, index) => services[index % 2]!.lms.forPrincipal(holderFor('2')).listCourses()));
       for (const outcome of outcomes) {
         expect(outcome.status).toBe('rejected');
         expect((outcome as PromiseRejectedResult).reason).toBeInstanceOf(LmsAuthorizationRequiredError);
@@ -96,7 +100,7 @@ describe('token refresh and GET /api/oauth2status', () => {
       await storeGrant(bed, 2, APPLICATION_SCOPES);
       await sql('update lms_oauth_token set refresh_token_ciphertext = null');
       await expireStored();
-      const error = await bed.services().lms.forUser('2').listCourses().catch((caught: unknown) => caught);
+      const error = await bed.services().lms.forPrincipal(holderFor('2')).listCourses().catch((caught: unknown) => caught);
       expect((error as LmsAuthorizationRequiredError).reason).toBe('reauthorization-required');
       expect(bed.lms.calls.count()).toBe(0);
     });
@@ -105,9 +109,9 @@ describe('token refresh and GET /api/oauth2status', () => {
       await storeGrant(bed, 2, APPLICATION_SCOPES);
       await expireStored();
       bed.lms.faults.next(TOKEN_ROUTE, { kind: 'network-error' });
-      await expect(bed.services().lms.forUser('2').listCourses()).rejects.not.toBeInstanceOf(LmsAuthorizationRequiredError);
+      await expect(bed.services().lms.forPrincipal(holderFor('2')).listCourses()).rejects.not.toBeInstanceOf(LmsAuthorizationRequiredError);
       expect((await bed.services().oauth.tokens.findMetadata('2'))!.reauthorizationRequired).toBe(false);
-      expect((await bed.services().lms.forUser('2').listCourses()).length).toBeGreaterThan(0);
+      expect((await bed.services().lms.forPrincipal(holderFor('2')).listCourses()).length).toBeGreaterThan(0);
     });
 
     it('a new authorization made during a failed refresh stays usable', async () => {
@@ -116,7 +120,7 @@ describe('token refresh and GET /api/oauth2status', () => {
       const stale = (await services.oauth.tokens.findMetadata('2'))!;
       await storeGrant(bed, 2, APPLICATION_SCOPES);
       await services.oauth.tokens.markReauthorizationRequired(stale);
-      expect((await services.lms.forUser('2').listCourses()).length).toBeGreaterThan(0);
+      expect((await services.lms.forPrincipal(holderFor('2')).listCourses()).length).toBeGreaterThan(0);
     });
   });
 
@@ -151,33 +155,85 @@ describe('token refresh and GET /api/oauth2status', () => {
       expect(await authorized(await status(bed.session(instructor()).cookie))).toBe(false);
     });
 
-    it('false for an expired token that cannot be refreshed', async () => {
-      const issued = await storeGrant(bed, 2, APPLICATION_SCOPES);
-      bed.lms.oauth.revoke(issued.response.access_token);
+    it('false for an expired token, without any LMS call, even when its refresh would work', async () => {
+      await storeGrant(bed, 2, APPLICATION_SCOPES);
       await expireStored();
       expect(await authorized(await status(bed.session(instructor()).cookie))).toBe(false);
-      expect(bed.lms.calls.count(TOKEN_ROUTE)).toBe(1);
-      // Marked for reauthorization: later checks answer at once.
-      expect(await authorized(await status(bed.session(instructor()).cookie))).toBe(false);
+      expect(bed.lms.calls.count()).toBe(0);
+      // Nothing was marked: the grant is still good for the refresh the teacher view asks for.
+      expect((await bed.services().oauth.tokens.findMetadata('2'))!.reauthorizationRequired).toBe(false);
+    });
+
+    it('true again once a refresh stored a new token', async () => {
+      await storeGrant(bed, 2, APPLICATION_SCOPES);
+      await expireStored();
+      const { cookie } = bed.session(instructor());
+      expect((await ensure(cookie)).json()).toEqual({ result: { data: { authorized: true } } });
+      expect(await authorized(await status(cookie))).toBe(true);
       expect(bed.lms.calls.count(TOKEN_ROUTE)).toBe(1);
     });
 
-    it('true for an expired token once the refresh stored a new one', async () => {
+    it('false for a grant marked for reauthorization and for a record that does not decrypt (never an error status)', async () => {
       await storeGrant(bed, 2, APPLICATION_SCOPES);
-      await expireStored();
-      expect(await authorized(await status(bed.session(instructor()).cookie))).toBe(true);
-      expect(bed.lms.calls.count(TOKEN_ROUTE)).toBe(1);
-    });
-
-    it('false (never an error status) when the LMS is unreachable during the refresh or the record does not decrypt', async () => {
-      await storeGrant(bed, 2, APPLICATION_SCOPES);
-      await expireStored();
-      bed.lms.faults.next(TOKEN_ROUTE, { status: 503 });
+      await bed.services().oauth.tokens.markReauthorizationRequired((await bed.services().oauth.tokens.findMetadata('2'))!);
       expect(await authorized(await status(bed.session(instructor()).cookie))).toBe(false);
 
       await storeGrant(bed, 2, APPLICATION_SCOPES);
       await sql("update lms_oauth_token set access_token_ciphertext = refresh_token_ciphertext");
       expect(await authorized(await status(bed.session(instructor()).cookie))).toBe(false);
+      expect(bed.lms.calls.count()).toBe(0);
+    });
+  });
+
+  describe('instructor.authorization.ensure', () => {
+    const answer = async (response: Awaited<ReturnType<typeof ensure>>) => {
+      expect(response.statusCode).toBe(200);
+      return (response.json() as { result: { data: unknown } }).result.data;
+    };
+
+    it('answers from a stored, unexpired token without calling the LMS', async () => {
+      await storeGrant(bed, 2, APPLICATION_SCOPES);
+      expect(await answer(await ensure(bed.session(instructor()).cookie))).toEqual({ authorized: true });
+      expect(bed.lms.calls.count()).toBe(0);
+    });
+
+    it('refreshes an expired token whose refresh token works: no authorization needed', async () => {
+      const issued = await storeGrant(bed, 2, APPLICATION_SCOPES);
+      bed.lms.oauth.expire(issued.response.access_token);
+      await expireStored();
+      expect(await answer(await ensure(bed.session(instructor()).cookie))).toEqual({ authorized: true });
+      expect(bed.lms.calls.last(TOKEN_ROUTE)).toMatchObject({ status: 200, body: { grant_type: 'refresh_token' } });
+    });
+
+    it('asks to authorize again, at the re-authorization start, when the LMS refuses the refresh', async () => {
+      const issued = await storeGrant(bed, 2, APPLICATION_SCOPES);
+      bed.lms.oauth.revoke(issued.response.access_token);
+      await expireStored();
+      expect(await answer(await ensure(bed.session(instructor()).cookie))).toEqual({
+        authorized: false,
+        authUrl: '/api/oauth2reauthorize?course_id=101&user_id=2',
+      });
+      expect(bed.lms.calls.last(TOKEN_ROUTE)!.status).toBe(400);
+    });
+
+    it('asks to authorize, without a re-authorization, when there never was a grant', async () => {
+      expect(await answer(await ensure(bed.session(instructor()).cookie))).toEqual({ authorized: false });
+      expect(bed.lms.calls.count()).toBe(0);
+    });
+
+    it('reports an unreachable LMS as an error, not as a reason to authorize again', async () => {
+      await storeGrant(bed, 2, APPLICATION_SCOPES);
+      await expireStored();
+      bed.lms.faults.next(TOKEN_ROUTE, { status: 503 });
+      const response = await ensure(bed.session(instructor()).cookie);
+      expect(response.statusCode).toBeGreaterThanOrEqual(500);
+      expect(response.body).not.toMatch(/authorized/);
+      expect((await bed.services().oauth.tokens.findMetadata('2'))!.reauthorizationRequired).toBe(false);
+    });
+
+    it('is for instructors only', async () => {
+      expect((await ensure()).statusCode).toBe(401);
+      expect((await ensure(bed.session(student()).cookie)).statusCode).toBe(403);
     });
   });
 });

@@ -1,7 +1,8 @@
 import { ADMIN_AND_APPLICATION_SCOPES, ADMIN_SCOPES, APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { describe, expect, it } from 'vitest';
 import { grantTypeForScopes, profileForStart, scopeParameter, scopesForProfile } from '../../src/oauth/grant-rules.js';
-import { lmsReturnUrl, redirectUrlOrDefault, safeLocalPath, studentReturnUrl } from '../../src/oauth/redirect.js';
+import { lmsHomeUrl } from '../../src/lms/pages.js';
+import { redirectUrlOrDefault, safeLocalPath, studentReturnUrl } from '../../src/oauth/redirect.js';
 import { reauthorizeUrl, authorizationRequiredBody } from '../../src/oauth/reauthorize.js';
 
 const BASE = 'https://tool.example.test';
@@ -33,6 +34,9 @@ describe('redirect rules', () => {
     ['/lti/launch?connected=1', '/lti/launch?connected=1'],
     ['/exb/launch/classicquiz_12#frag', '/exb/launch/classicquiz_12'],
     ['/a/../lti/launch', '/lti/launch'],
+    ['/lti//launch', '/lti//launch'],
+    ['/./lti/launch', '/lti/launch'],
+    ['/x/../lti/launch?next=//elsewhere', '/lti/launch?next=//elsewhere'],
   ])('keeps the local path %s', (input, expected) => {
     expect(safeLocalPath(input, BASE)).toBe(expected);
   });
@@ -50,6 +54,18 @@ describe('redirect rules', () => {
     '',
     `/${'a'.repeat(3000)}`,
     'https://tool.example.test/lti/launch',
+    // Dot segments that normalize into a scheme-relative path.
+    '/.//attacker.example',
+    '/.//attacker.example/lti/launch?x=1',
+    '/x/..//attacker.example',
+    '/x/y/../..//attacker.example',
+    '/..//attacker.example',
+    '/../..//attacker.example',
+    '/././/attacker.example',
+    '/x/.././/attacker.example',
+    '/.///attacker.example',
+    '/.//',
+    '/x/..//',
   ])('replaces unsafe value %# with /lti/launch', (input) => {
     expect(safeLocalPath(input, BASE)).toBeNull();
     expect(redirectUrlOrDefault(input, BASE)).toBe('/lti/launch');
@@ -64,9 +80,8 @@ describe('redirect rules', () => {
   });
 
   it('points the LMS return link at the course or the account', () => {
-    const common = { lmsUserId: '2', ltiSubject: 's', issuer: 'i', deploymentId: 'd' };
-    expect(lmsReturnUrl('https://lms.example.test', { kind: 'instructor', ...common, courseId: '101' })).toBe('https://lms.example.test/courses/101');
-    expect(lmsReturnUrl('https://lms.example.test', { kind: 'admin', ...common, accountId: '1' })).toBe('https://lms.example.test/accounts/1');
+    expect(lmsHomeUrl('https://lms.example.test', { kind: 'instructor', courseId: '101' })).toBe('https://lms.example.test/courses/101');
+    expect(lmsHomeUrl('https://lms.example.test', { kind: 'admin', accountId: '1' })).toBe('https://lms.example.test/accounts/1');
   });
 
   it('builds the reauthorization body instructor routes answer with', () => {

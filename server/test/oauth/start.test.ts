@@ -8,7 +8,7 @@ import { deriveKey } from '../../src/security/derived-keys.js';
 import { OneTimeStore } from '../../src/security/one-time-store.js';
 import { sha256Hex } from '../../src/security/random-token.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { admin, instructor, sessionFor, student } from '../support/sessions.js';
+import { admin, instructor, ISSUER, sessionFor, student, subjectFor } from '../support/sessions.js';
 
 const BASE_URL = 'https://tool.example.test';
 const LMS_URL = 'https://lms.example.test';
@@ -177,6 +177,8 @@ describe('LMS OAuth authorization starts', () => {
         lmsGlobalUserId: null,
         lmsRegion: null,
         accountId: '1',
+        ltiIssuer: ISSUER,
+        ltiSubject: subjectFor('2'),
       });
       const { cookie } = sessionFor(t.app, instructor());
       const response = await get('/api/oauth2reauthorize', { cookie });

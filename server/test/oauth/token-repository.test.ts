@@ -24,6 +24,8 @@ function authorization(overrides: Partial<NewAuthorization> = {}): NewAuthorizat
     lmsGlobalUserId: '10000000000002',
     lmsRegion: 'unknown',
     accountId: null,
+    ltiIssuer: 'https://canvas.instructure.com',
+    ltiSubject: `sub-user-${overrides.lmsUserId ?? '2'}`,
     ...overrides,
   };
 }

@@ -134,7 +134,7 @@ describe('POST /api/exb/config-grant/:courseId/:contentId', () => {
   });
 
   it('requires a student to hold an LMS grant for the session handoff: LMS_SESSION_AUTHORIZATION_REQUIRED', async () => {
-    const sue = student({ lmsUserId: '4', ltiSubject: 'sub-student-4' });
+    const sue = student({ lmsUserId: '4' });
     const response = await h.grant(sue);
     expect(response.statusCode).toBe(403);
     expect(response.json()).toMatchObject({ error_code: 'LMS_SESSION_AUTHORIZATION_REQUIRED', authorizeUrl: '/api/student-session-authorize' });
@@ -142,6 +142,10 @@ describe('POST /api/exb/config-grant/:courseId/:contentId', () => {
     expect((await h.grant(sue)).statusCode).toBe(403);
     await h.authorizeStudent(4);
     expect((await h.grant(sue)).statusCode).toBe(200);
+    // The grant proved user 4 for Sue's subject only: a launch naming user 4 under another subject cannot use it.
+    expect((await h.grant(student({ lmsUserId: '4', ltiSubject: 'someone-else' }))).json()).toMatchObject({
+      error_code: 'LMS_SESSION_AUTHORIZATION_REQUIRED',
+    });
     // Instructors get the configuration without a session, so they need no grant for it.
     expect((await h.grant(instructor({ lmsUserId: '6', ltiSubject: 'ta' }))).statusCode).toBe(200);
   });

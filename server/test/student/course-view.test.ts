@@ -86,6 +86,7 @@ describe('the student course view', () => {
       method: 'POST',
       url: '/api/exb/session-readiness/dismiss',
       headers: { cookie: session.cookie, ...SAME_ORIGIN },
+      payload: {},
     });
     expect(dismissed.statusCode).toBe(200);
     expect(await studentShell(session.cookie)).toMatchObject({ sessionReadiness: { dismissed: true } });

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StudentTokenStore } from '../../src/domain/student/token-store.js';
+import { ExamTokenStore } from '../../src/domain/exam-browser/token-store.js';
 import { bootstrapOf } from '../exb-public/helpers.js';
 import { COURSE, createStudentHarness, LMS, QUIZ, SERVICE, student, type StudentHarness } from './harness.js';
 
@@ -130,7 +130,7 @@ describe('exit routes', () => {
     await h.enforce('classicquiz_606');
     await startAndRedeem('classicquiz_606');
     const pool = await h.t.db.orm.em.getConnection().getNativeClient();
-    const store = new StudentTokenStore(pool, h.t.config.secrets.appSecret, h.clock.read);
+    const store = new ExamTokenStore(pool, h.t.config.secrets.appSecret, h.clock.read);
     const count = async () =>
       Number(
         (

@@ -3,8 +3,8 @@ import { setupServer, type SetupServer } from 'msw/node';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { createMockLms, lmsUnhandledRequestPolicy, type MockLms } from '../../../e2e/src/lms/index.js';
 import { configKeyHashFor, downloadConfiguration, openConfiguration, type OpenedConfiguration } from '../../../e2e/src/exb-simulator/index.js';
-import type { Principal } from '../../src/domain/principal.js';
-import type { StudentBudgetSizes } from '../../src/domain/student/budgets.js';
+import type { Principal } from '../../src/identity/principal.js';
+import type { ExamBrowserBudgetSizes } from '../../src/domain/exam-browser/admission.js';
 import {
   createSettingsRepository,
   type AssessmentSettingsDraft,
@@ -16,8 +16,9 @@ import { createOAuthServices, type OAuthServiceOptions } from '../../src/oauth/s
 import { ActionTokens } from '../../src/security/action-token.js';
 import { deriveKey } from '../../src/security/derived-keys.js';
 import { OneTimeStore } from '../../src/security/one-time-store.js';
-import { createTestApp, type TestApp } from '../support/app.js';
-import { DEPLOYMENT_ID, ISSUER, sessionFor, type TestSession } from '../support/sessions.js';
+import { createTestApp, type TestApp, type TestAppOptions } from '../support/app.js';
+import { proveSeedContexts } from '../support/oauth-testbed.js';
+import { DEPLOYMENT_ID, instructor, ISSUER, sessionFor, student, subjectFor, type TestSession } from '../support/sessions.js';
 import { developmentIdentity } from '../exb-public/helpers.js';
 
 export const SERVICE = 'https://tool.example.test';
@@ -42,13 +43,7 @@ const FAST_OAUTH: OAuthServiceOptions = {
   accessTokens: { pollIntervalMs: 10, waitTimeoutMs: 2_000 },
 };
 
-export function student(overrides: Partial<Extract<Principal, { kind: 'student' }>> = {}): Principal {
-  return { kind: 'student', lmsUserId: '3', ltiSubject: 'sub-student-3', issuer: ISSUER, deploymentId: DEPLOYMENT_ID, courseId: COURSE, ...overrides };
-}
-
-export function instructor(overrides: Partial<Extract<Principal, { kind: 'instructor' }>> = {}): Principal {
-  return { kind: 'instructor', lmsUserId: '2', ltiSubject: 'sub-instructor-2', issuer: ISSUER, deploymentId: DEPLOYMENT_ID, courseId: COURSE, ...overrides };
-}
+export { student, instructor };
 
 /** The service clock of the flow, moved by tests. */
 export class TestClock {
@@ -89,7 +84,8 @@ export interface StudentHarness {
 
 export interface HarnessOptions {
   env?: Record<string, string>;
-  budgets?: Partial<StudentBudgetSizes>;
+  configOptions?: TestAppOptions['configOptions'];
+  budgets?: Partial<ExamBrowserBudgetSizes>;
   /** Leave the LMS API unconfigured: no session handoff, deterministic configurations for everyone. */
   withoutLmsApi?: boolean;
 }
@@ -120,13 +116,16 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
       ...(options.withoutLmsApi ? {} : { LMS_OAUTH_CLIENT_ID: OAUTH_CLIENT_ID, LMS_OAUTH_CLIENT_SECRET: OAUTH_CLIENT_SECRET }),
       ...options.env,
     },
+    ...(options.configOptions ? { configOptions: options.configOptions } : {}),
     buildOptions: {
       oauth: FAST_OAUTH,
-      exbStudent: { clock: clock.read, ...(options.budgets ? { budgets: options.budgets } : {}) },
+      clock: clock.read,
+      ...(options.budgets ? { examBrowser: { budgets: options.budgets } } : {}),
     },
   });
   const { app, config } = t;
-  const settings = createSettingsRepository(t.db.orm, config.secrets.appSecret);
+  await proveSeedContexts(lms, t.db.orm);
+  const settings = createSettingsRepository(t.db, config.secrets.appSecret);
   const actionTokens = ActionTokens.fromAppSecret(config.secrets.appSecret, { now: clock.read });
   const identity = config.exb.configEncryptionEnabled ? developmentIdentity(t.dataDir) : { certificatePem: '', privateKeyPem: '' };
   const sessions = new Map<string, TestSession>();
@@ -203,6 +202,8 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
         lmsGlobalUserId: issued.response.user.global_id,
         lmsRegion: issued.response.canvas_region,
         accountId: null,
+        ltiIssuer: ISSUER,
+        ltiSubject: subjectFor(lmsUserId),
       });
     },
     async grant(principal = student(), contentId = QUIZ, body) {

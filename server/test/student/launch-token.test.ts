@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapOf, Browser, createHarness, launchAs, type Harness } from '../lti/launch-harness.js';
+import { bootstrapOf, Browser, createHarness, ISSUER, launchAs, type Harness } from '../lti/launch-harness.js';
+import { proveSeedContexts } from '../support/oauth-testbed.js';
 
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness();
+  await proveSeedContexts(h.lms, h.t.db.orm, ISSUER);
 });
 afterAll(() => h.close());
 

@@ -25,7 +25,7 @@ afterAll(() => h.close());
 
 describe('POST /api/exb/session-readiness and /dismiss', () => {
   const readiness = (principal = student(), headers: Record<string, string> = { ...SAME_ORIGIN }) =>
-    h.app.inject({ method: 'POST', url: '/api/exb/session-readiness', headers: { cookie: h.session(principal).cookie, ...headers } });
+    h.app.inject({ method: 'POST', url: '/api/exb/session-readiness', headers: { cookie: h.session(principal).cookie, ...headers }, payload: {} });
 
   it('confirms the LMS session handoff without storing or returning the session URL', async () => {
     const calls = h.lms.calls.list().length;
@@ -41,7 +41,7 @@ describe('POST /api/exb/session-readiness and /dismiss', () => {
     const teacher = await readiness(instructor());
     expect(teacher.statusCode).toBe(403);
     expect(teacher.json()).toMatchObject({ error_code: 'LTI_STUDENT_REQUIRED' });
-    const none = await h.app.inject({ method: 'POST', url: '/api/exb/session-readiness', headers: SAME_ORIGIN });
+    const none = await h.app.inject({ method: 'POST', url: '/api/exb/session-readiness', headers: SAME_ORIGIN, payload: {} });
     expect(none.json()).toMatchObject({ error_code: 'LTI_STUDENT_REQUIRED' });
     const unauthorized = await readiness(student({ lmsUserId: '4', ltiSubject: 'sub-4' }));
     expect(unauthorized.statusCode).toBe(403);
@@ -66,6 +66,7 @@ describe('POST /api/exb/session-readiness and /dismiss', () => {
       method: 'POST',
       url: '/api/exb/session-readiness/dismiss',
       headers: { cookie: h.session(student()).cookie, ...SAME_ORIGIN },
+      payload: {},
     });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ success: true });
@@ -75,6 +76,7 @@ describe('POST /api/exb/session-readiness and /dismiss', () => {
       method: 'POST',
       url: '/api/exb/session-readiness/dismiss',
       headers: { cookie: h.session(instructor()).cookie, ...SAME_ORIGIN },
+      payload: {},
     });
     expect(teacher.statusCode).toBe(403);
   });
@@ -118,6 +120,41 @@ describe('GET /exb/quiz/:courseId/:quizId', () => {
     expect(none.statusCode).toBe(403);
     expect(bootstrapOf(none.body)).toMatchObject({ view: 'notice', details: [{ label: 'Error code', value: 'LTI_PRINCIPAL_REQUIRED' }] });
     expect((await view(`/exb/quiz/${COURSE}/201`)).statusCode).toBe(404);
+  });
+});
+
+describe('GET /exb/new-quiz/:courseId/:contentId', () => {
+  const view = (path: string, principal = student()) =>
+    h.app.inject({ method: 'GET', url: path, headers: { cookie: h.session(principal).cookie } });
+
+  it('renders the same required-browser view for a new quiz, whose action token mints its grant', async () => {
+    const assignment = `${LMS}/courses/101/assignments/301`;
+    const response = await view(`/exb/new-quiz/${COURSE}/${NEW_QUIZ}?lms_url=${encodeURIComponent(assignment)}`);
+    expect(response.statusCode).toBe(200);
+    const data = bootstrapOf(response.body);
+    expect(data).toMatchObject({
+      view: 'exb-required',
+      courseId: COURSE,
+      contentId: NEW_QUIZ,
+      assessmentKind: 'newquiz',
+      assessmentUrl: assignment,
+      lmsReturnUrl: assignment,
+      actionToken: expect.stringMatching(/^v1\.config-grant\./),
+    });
+    expect((await h.grant(student(), NEW_QUIZ, { actionToken: data.actionToken })).statusCode).toBe(200);
+  });
+
+  it('redirects to the assignment when the new quiz needs no exam browser', async () => {
+    const free = await view(`/exb/new-quiz/${COURSE}/newquiz:101:302`);
+    expect(free.statusCode).toBe(302);
+    expect(free.headers.location).toBe(`${LMS}/courses/101/assignments/302`);
+  });
+
+  it('takes new quizzes of this course only: classic quizzes, other courses and malformed ids are unknown addresses', async () => {
+    for (const path of [`/exb/new-quiz/${COURSE}/${QUIZ}`, `/exb/new-quiz/102/${NEW_QUIZ}`, `/exb/new-quiz/${COURSE}/newquiz:101:x`]) {
+      expect((await view(path)).statusCode, path).toBe(404);
+    }
+    expect((await view(`/exb/new-quiz/${COURSE}/${NEW_QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(403);
   });
 });
 
@@ -190,6 +227,7 @@ describe('readiness without the LMS API', () => {
       method: 'POST',
       url: '/api/exb/session-readiness',
       headers: { cookie: bare.session(student()).cookie, ...SAME_ORIGIN },
+      payload: {},
     });
     expect(response.statusCode).toBe(503);
     expect(response.json()).toMatchObject({ error_code: 'LMS_SESSION_UNAVAILABLE' });

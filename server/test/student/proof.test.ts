@@ -332,7 +332,7 @@ describe('POST /api/exb/access-code/:courseId/:quizId', () => {
 describe('proofs across instances', () => {
   let other: FastifyInstance;
   beforeAll(async () => {
-    other = await buildApp({ config: h.t.config, logger: createLogger('silent'), db: h.t.db, exbStudent: { clock: h.clock.read } });
+    other = await buildApp({ config: h.t.config, logger: createLogger('silent'), db: h.t.db, clock: h.clock.read });
     await other.ready();
   });
   afterAll(() => other.close());

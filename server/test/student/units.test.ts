@@ -3,11 +3,12 @@ import { generateSelfSignedCertificate } from '../../src/exb/certificate.js';
 import { CertificateStore } from '../../src/exb/certificate-store.js';
 import { readContainer } from '../../src/exb/container.js';
 import { rncryptorDecrypt, rncryptorEncrypt, rncryptorEncryptWithKeys, rncryptorPrepareKeys } from '../../src/exb/rncryptor.js';
-import type { Principal } from '../../src/domain/principal.js';
-import { ExamConfigurations } from '../../src/domain/student/configuration.js';
-import type { StudentPolicy } from '../../src/domain/student/policy.js';
-import { QuitTokens } from '../../src/domain/student/quit-token.js';
-import { RequirementService } from '../../src/domain/student/requirement.js';
+import type { Principal } from '../../src/identity/principal.js';
+import { ExamConfigurations } from '../../src/domain/exam-browser/configuration.js';
+import type { ExamPolicy } from '../../src/domain/exam-browser/exam-policy.js';
+import { QuitTokens } from '../../src/domain/exam-browser/quit-token.js';
+import { REQUIREMENT_CACHE_MS, RequirementService } from '../../src/domain/exam-browser/requirement.js';
+import { settingsWritten } from '../../src/domain/settings/settings-generation.js';
 import { ACTION_TOKEN_TTL_SECONDS, ActionTokens } from '../../src/security/action-token.js';
 import { instructor, student } from './harness.js';
 
@@ -58,9 +59,10 @@ describe('action tokens', () => {
 });
 
 describe('requirement lookups', () => {
-  const active = { active: true } as StudentPolicy;
+  const active = { active: true } as ExamPolicy;
 
-  it('share one pending lookup among concurrent identical requests, and forget it once answered', async () => {
+  it('share one pending lookup among concurrent identical requests, and keep the answer for a second', async () => {
+    let now = 1_000_000;
     let calls = 0;
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
@@ -70,26 +72,35 @@ describe('requirement lookups', () => {
       calls += 1;
       await gate;
       return active;
-    }, { warn: () => undefined });
+    }, { warn: () => undefined }, () => now);
     const pending = Array.from({ length: 25 }, () => service.isRequired({ courseId: '101', contentId: 'classicquiz_201' }));
     const other = service.isRequired({ courseId: '101', contentId: 'classicquiz_202' });
     release();
     expect(await Promise.all(pending)).toEqual(Array(25).fill(true));
     expect(await other).toBe(true);
     expect(calls).toBe(2);
+    now += REQUIREMENT_CACHE_MS - 1;
+    await service.isRequired({ courseId: '101', contentId: 'classicquiz_201' });
+    expect(calls).toBe(2);
+    now += 1;
     await service.isRequired({ courseId: '101', contentId: 'classicquiz_201' });
     expect(calls).toBe(3);
+    // A settings write through this process retires every kept answer at once.
+    settingsWritten();
+    await service.isRequired({ courseId: '101', contentId: 'classicquiz_201' });
+    expect(calls).toBe(4);
   });
 
   it('answer malformed and foreign ids without a lookup, and false for absent, inactive or failing lookups', async () => {
     let calls = 0;
-    const results: (StudentPolicy | null | Error)[] = [null, { active: false } as StudentPolicy, new Error('database down')];
+    const results: (ExamPolicy | null | Error)[] = [null, { active: false } as ExamPolicy, new Error('database down')];
     const service = new RequirementService(async () => {
       calls += 1;
       const next = results.shift();
       if (next instanceof Error) throw next;
       return next ?? null;
-    }, { warn: () => undefined });
+    }, { warn: () => undefined }, () => (now += REQUIREMENT_CACHE_MS));
+    let now = 0;
     for (const [courseId, contentId] of [
       ['101', '201'],
       ['101', 'classicquiz_0201'],
@@ -144,7 +155,7 @@ describe('RNCryptor with keys derived once', () => {
 describe('configurations per fingerprint', () => {
   const { certificatePem, privateKeyPem } = generateSelfSignedCertificate({ commonName: 'unit', days: 2 });
   const certificates = CertificateStore.fromBytes(Buffer.from(certificatePem));
-  const policy = (fingerprint: string, startPassword: string | null = null): StudentPolicy => ({
+  const policy = (fingerprint: string, startPassword: string | null = null): ExamPolicy => ({
     courseId: '101',
     contentId: 'classicquiz_201',
     exbRequired: true,

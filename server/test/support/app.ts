@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { MigrationObject } from '@mikro-orm/core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type BuildAppOptions } from '../../src/app.js';
-import { loadConfig, type AppConfig } from '../../src/config.js';
+import { loadConfig, type AppConfig, type ConfigOptions } from '../../src/config/app-config.js';
 import { freePort } from '../../src/free-port.js';
 import { openDatabase, type Database } from '../../src/db/orm.js';
 import { createLogger } from '../../src/logger.js';
@@ -25,6 +26,8 @@ export interface TestApp {
 
 export interface TestAppOptions {
   env?: Record<string, string>;
+  /** What only the development launcher passes in-process (its development LMS). */
+  configOptions?: Omit<ConfigOptions, 'cwd'>;
   /** Leave the database unmigrated or expect extra migrations (readiness tests). */
   migrate?: boolean;
   migrations?: MigrationObject[];
@@ -32,6 +35,12 @@ export interface TestAppOptions {
   listen?: boolean;
   /** Extra options for `buildApp` (replaced collaborators). */
   buildOptions?: Omit<BuildAppOptions, 'config' | 'logger' | 'db'>;
+  /** The URL the service connects to its fresh database with (a relay in front of it, for outage tests). */
+  connectThrough?: (databaseUrl: string) => string;
+  /** Records the service's log lines (at `debug`) instead of discarding them. */
+  logLines?: string[];
+  /** How long the service waits for a database connection. */
+  connectTimeoutMs?: number;
 }
 
 /** A full application on its own fresh database and data directory, exercised through `app.inject` or `listen`. */
@@ -39,20 +48,22 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const database = await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'exb-test-data-'));
   const port = options.listen ? await freePort() : undefined;
+  const databaseUrl = options.connectThrough ? options.connectThrough(database.url) : database.url;
   const config = loadConfig({
     NODE_ENV: 'test',
     ...(port ? { BASE_URL: `http://127.0.0.1:${port}`, PORT: String(port), HOST: '127.0.0.1' } : {}),
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: options.logLines ? 'debug' : 'silent',
     DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
+    DATABASE_URL: databaseUrl,
     ...options.env,
-  });
-  const logger = createLogger(config.logLevel);
+  }, options.configOptions);
+  const logger = createLogger(config.logLevel, options.logLines ? lineCollector(options.logLines) : undefined);
   const db = await openDatabase({
-    databaseUrl: database.url,
+    databaseUrl,
     dataDir,
     logger,
     poolSize: 5,
+    ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
     ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   if (options.migrate !== false) await db.migrate();
@@ -73,4 +84,13 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+function lineCollector(lines: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
 }

@@ -4,13 +4,14 @@ import { setupServer, type SetupServer } from 'msw/node';
 import { expect } from 'vitest';
 import { createMockLms, lmsUnhandledRequestPolicy, type MockLms } from '../../../e2e/src/lms/index.js';
 import { buildApp } from '../../src/app.js';
-import type { Principal } from '../../src/domain/principal.js';
+import type { Principal } from '../../src/identity/principal.js';
+import { BindingRepository } from '../../src/identity/binding-repository.js';
 import { createLogger } from '../../src/logger.js';
 import { createOAuthServices, type OAuthServiceOptions } from '../../src/oauth/services.js';
 import { deriveKey } from '../../src/security/derived-keys.js';
 import { OneTimeStore } from '../../src/security/one-time-store.js';
 import { createTestApp, type TestApp } from './app.js';
-import { DEPLOYMENT_ID, sessionFor, type TestSession } from './sessions.js';
+import { contextIdFor, DEPLOYMENT_ID, ISSUER, sessionFor, subjectFor, type TestSession } from './sessions.js';
 
 export const BASE_URL = 'https://tool.example.test';
 export const LMS_URL = 'https://lms.example.test';
@@ -51,7 +52,34 @@ function collector(logs: string[]): Writable {
  * The service on a fresh database with the mocked LMS answering every LMS request in-process (msw), as the tool
  * registered in it. Unhandled requests to the LMS origin or the network fail the test.
  */
-export async function createOAuthTestbed(options: { oauth?: OAuthServiceOptions; lms?: Partial<Parameters<typeof createMockLms>[0]> } = {}): Promise<OAuthTestbed> {
+export interface OAuthTestbedOptions {
+  oauth?: OAuthServiceOptions;
+  lms?: Partial<Parameters<typeof createMockLms>[0]>;
+  /**
+   * Whether the seeded courses and accounts start proven for their signed context ids, as after the first instructor's
+   * authorization in a real deployment (default). Identity tests turn it off and prove them through the LMS.
+   */
+  provenContexts?: boolean;
+  /** The URL the service reaches its database through (a relay in front of it, for connection-loss tests). */
+  connectThrough?: (databaseUrl: string) => string;
+}
+
+/**
+ * Records every seeded course and account of the mocked LMS as proven for the context id its launches carry: what the
+ * first authorization in each course would have proven through the LMS.
+ */
+export async function proveSeedContexts(lms: MockLms, orm: TestApp['db']['orm'], issuer = ISSUER): Promise<void> {
+  const bindings = new BindingRepository(orm);
+  const contexts = [
+    ...[...lms.state.courses.keys()].map((id) => ({ kind: 'course' as const, id: String(id) })),
+    ...[...lms.state.accounts.keys()].map((id) => ({ kind: 'account' as const, id: String(id) })),
+  ];
+  for (const { kind, id } of contexts) {
+    await bindings.recordContext({ issuer, kind, ltiContextId: contextIdFor(kind, id), lmsId: id }, 'seed');
+  }
+}
+
+export async function createOAuthTestbed(options: OAuthTestbedOptions = {}): Promise<OAuthTestbed> {
   const lms = createMockLms({
     baseUrl: LMS_URL,
     tool: {
@@ -66,6 +94,7 @@ export async function createOAuthTestbed(options: { oauth?: OAuthServiceOptions;
   const msw = setupServer(...lms.handlers);
   msw.listen({ onUnhandledRequest: lmsUnhandledRequestPolicy(lms) });
   const t = await createTestApp({
+    ...(options.connectThrough ? { connectThrough: options.connectThrough } : {}),
     env: {
       BASE_URL,
       LMS_URL,
@@ -83,6 +112,7 @@ export async function createOAuthTestbed(options: { oauth?: OAuthServiceOptions;
   const second = await buildApp({ config: t.config, logger, db: t.db, oauth });
   await Promise.all([app.ready(), second.ready()]);
   const testApp: TestApp = { ...t, app };
+  if (options.provenContexts !== false) await proveSeedContexts(lms, t.db.orm);
   const oneTimeStore = new OneTimeStore(t.db.orm, deriveKey(t.config.secrets.appSecret, 'one-time-store'));
   return {
     lms,
@@ -143,6 +173,8 @@ export async function storeGrant(bed: OAuthTestbed, userId: number, scopes: read
     lmsGlobalUserId: issued.response.user.global_id,
     lmsRegion: issued.response.canvas_region,
     accountId: null,
+    ltiIssuer: ISSUER,
+    ltiSubject: subjectFor(userId),
   });
   return issued;
 }

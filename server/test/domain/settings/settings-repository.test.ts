@@ -5,12 +5,12 @@ import {
   emptyCourseDefaults,
   type AssessmentSettings,
 } from '../../../src/domain/settings/model.js';
+import { SETTINGS_SECRETS_KEY_ID, SettingsCodec, SettingsUnreadableError } from '../../../src/domain/settings/settings-codec.js';
 import {
-  SETTINGS_SECRETS_KEY_ID,
   SettingsConflictError,
   SettingsScopeError,
-  SettingsSecretError,
   createSettingsRepository,
+  loadSettingsRow,
   type SettingsRepository,
 } from '../../../src/domain/settings/settings-repository.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
@@ -49,7 +49,7 @@ describe('settings repository', () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    repository = createSettingsRepository(t.db.orm, t.config.secrets.appSecret);
+    repository = createSettingsRepository(t.db, t.config.secrets.appSecret);
   });
 
   afterAll(async () => {
@@ -58,12 +58,14 @@ describe('settings repository', () => {
 
   it('creates the three tables as the entities describe them', async () => {
     const diff = await t.db.orm.schema.getUpdateSchemaSQL({ wrap: false });
-    // Check constraints live in the migration only; every column, key and default must agree.
+    // Check constraints and triggers (the administrator's counts) live in the migrations only; every column, key and
+    // default must agree.
     const ours = diff
       .split(/;\s*\n/)
       .map((statement) => statement.trim())
       .filter((statement) => /"(assessment|assessment_setting|course_defaults)"/.test(statement))
-      .filter((statement) => !/drop constraint "\w+_(check|key)"$/.test(statement));
+      .filter((statement) => !/drop constraint "\w+_(check|key)"$/.test(statement))
+      .filter((statement) => !/^drop trigger if exists "\w+" on "\w+"$/.test(statement));
     expect(ours).toEqual([]);
   });
 
@@ -125,13 +127,13 @@ describe('settings repository', () => {
        where course_id = '15' and content_id = 'classicquiz_6'`,
       [SETTINGS_SECRETS_KEY_ID],
     );
-    await expect(repository.loadAssessmentSettings('15', 'classicquiz_6')).rejects.toBeInstanceOf(SettingsSecretError);
+    await expect(repository.loadAssessmentSettings('15', 'classicquiz_6')).rejects.toBeInstanceOf(SettingsUnreadableError);
 
     await sql(
       `update assessment_setting set exit_password_sealed = start_password_sealed
        where course_id = '15' and content_id = 'classicquiz_5'`,
     );
-    await expect(repository.loadAssessmentSettings('15', 'classicquiz_5')).rejects.toBeInstanceOf(SettingsSecretError);
+    await expect(repository.loadAssessmentSettings('15', 'classicquiz_5')).rejects.toBeInstanceOf(SettingsUnreadableError);
   });
 
   it('keeps every read and write inside the named course', async () => {
@@ -210,5 +212,24 @@ describe('settings repository', () => {
     const inputs = await repository.loadPolicyInputs('23', 'classicquiz_12');
     expect(inputs.assessment).toBeNull();
     expect(inputs.courseDefaults).toMatchObject({ courseId: '23', exitPassword: 'E' });
+  });
+
+  it('reads through the joined loader exactly what the single-row loads read, for every path alike', async () => {
+    await repository.saveCourseDefaults('24', { ...emptyCourseDefaults('24'), startPassword: 'S', externalTools: [TOOL], setupCompleted: true });
+    await repository.saveAssessmentSettings('24', configured('24', 'classicquiz_13'));
+    const codec = SettingsCodec.fromAppSecret(t.config.secrets.appSecret);
+    const row = await loadSettingsRow(t.db.pool, '24', 'classicquiz_13');
+    expect(codec.assessment(row)).toEqual(await repository.loadAssessmentSettings('24', 'classicquiz_13'));
+    expect(codec.courseDefaults(row)).toEqual(await repository.loadCourseDefaults('24'));
+    expect(await repository.loadPolicyInputs('24', 'classicquiz_13')).toEqual({
+      assessment: codec.assessment(row),
+      courseDefaults: codec.courseDefaults(row),
+    });
+
+    // A secret that no longer opens makes the setting unreadable on both paths, never silently absent on one.
+    await sql("update assessment_setting set exit_password_sealed = start_password_sealed where course_id = '24'");
+    const moved = await loadSettingsRow(t.db.pool, '24', 'classicquiz_13');
+    expect(() => codec.assessment(moved)).toThrow(SettingsUnreadableError);
+    await expect(repository.loadPolicyInputs('24', 'classicquiz_13')).rejects.toBeInstanceOf(SettingsUnreadableError);
   });
 });
