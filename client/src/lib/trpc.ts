@@ -4,7 +4,7 @@
 /// <reference path="../../../server/src/types/async-exit-hook.d.ts" />
 import type {} from '@fastify/secure-session';
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 // Type only: the bundle never contains server code, only the procedure types the client is checked against.
@@ -19,10 +19,19 @@ export const TRPC_PATH = '/trpc';
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 
-export function createApiClient(): TRPCClient<AppRouter> {
+export interface ApiClientOptions {
+  /** Headers of each batch; may wait, for instance for an action token being renewed. */
+  headers?: (opts: { opList: readonly Operation[] }) => HTTPHeaders | Promise<HTTPHeaders>;
+  /** Links that run before the HTTP link, such as a retry. */
+  before?: TRPCLink<AppRouter>[];
+}
+
+export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppRouter> {
   return createTRPCClient<AppRouter>({
     links: [
+      ...(options.before ?? []),
       httpBatchLink({
+        ...(options.headers ? { headers: options.headers } : {}),
         url: TRPC_PATH,
         // Batched queries travel in the query string; stay well below what proxies in front of the service accept.
         maxURLLength: 2000,
@@ -43,6 +52,8 @@ export interface ServerError {
   readonly httpStatus: number | undefined;
   /** Set when the LMS must be authorized (again): the same-origin start of that authorization. */
   readonly authUrl: string | undefined;
+  /** Further fields the refusal carries (a course reset's `outcome` and the `assessments` to check). */
+  readonly details?: Readonly<Record<string, unknown>> | undefined;
 }
 
 type PolicyIssue = { message: string; path: (string | number)[]; errorCode: string | undefined };
@@ -85,9 +96,10 @@ export function readServerError(error: unknown): ServerError {
       path: undefined,
       httpStatus: undefined,
       authUrl: undefined,
+      details: undefined,
     };
   }
-  const data = (error.data ?? {}) as { errorCode?: unknown; authUrl?: unknown; httpStatus?: unknown; path?: unknown };
+  const data = (error.data ?? {}) as { errorCode?: unknown; authUrl?: unknown; httpStatus?: unknown; path?: unknown; details?: unknown };
   const issue = issueFromMessage(error.message);
   const authUrl = typeof data.authUrl === 'string' && data.authUrl.startsWith('/') ? data.authUrl : undefined;
   return {
@@ -96,6 +108,7 @@ export function readServerError(error: unknown): ServerError {
     path: readPath(data.path) ?? (issue && issue.path.length > 0 ? issue.path : undefined),
     httpStatus: typeof data.httpStatus === 'number' ? data.httpStatus : undefined,
     authUrl,
+    details: typeof data.details === 'object' && data.details !== null ? (data.details as Record<string, unknown>) : undefined,
   };
 }
 

@@ -1,10 +1,12 @@
-import { Heading, Link, Text, View } from '@instructure/ui';
-import { AuthorizeButton } from '../components/AuthorizeButton';
-import { DefinitionList } from '../components/DefinitionList';
-import { Page } from '../components/Page';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
+import { createApiClient, createQueryClient, TRPCProvider } from '../lib/trpc';
 import { httpUrl, optional, z } from '../lib/zod';
+import { createActionTokenStore } from './admin/action-token';
+import { AdminApp } from './admin/AdminApp';
+import { createAuthorizationStore } from './teacher/connection';
 
 const schema = z.object({
   accountId: z.string().min(1),
@@ -15,44 +17,39 @@ const schema = z.object({
   /** Starts the administrator authorization the dashboard needs. */
   authorizeUrl: localPath,
   reloadUrl: optional(localPath),
+  /** Every administrator mutation carries it (`x-exb-action-token`); renewed while the page is open. */
+  actionToken: optional(z.string().min(1)),
 });
 
 type Data = z.output<typeof schema>;
 
-/** The root-account administrator's dashboard shell. */
+/**
+ * The root-account administrator's dashboard. The API client, its cache and the action token belong to this view (and
+ * its chunk).
+ */
 function Admin({ data }: { data: Data }) {
   useReloadUrl(data.reloadUrl);
-  const account = data.accountName ?? `Account ${data.accountId}`;
+  const [authorization] = useState(createAuthorizationStore);
+  const [queryClient] = useState(() => createQueryClient({ onError: authorization.report }));
+  const [actionToken] = useState(() => createActionTokenStore(data.actionToken));
+  const [apiClient] = useState(() => createApiClient({ headers: actionToken.headers, before: [actionToken.retryLink()] }));
+  useEffect(() => {
+    actionToken.start();
+    return () => actionToken.stop();
+  }, [actionToken]);
+
   return (
-    <Page title={`${account}: exam browser administration`}>
-      <Text as="p">
-        {data.userName ? `Signed in as ${data.userName}, ` : 'Signed in as '}administrator of the root account. From here
-        you see the courses that use exam browser enforcement and manage the school’s approved tools.
-      </Text>
-      <View as="section" display="block" margin="medium 0" aria-labelledby="next-step-heading">
-        <Heading level="h2" id="next-step-heading" margin="0 0 small">
-          Next step
-        </Heading>
-        <Text as="p">
-          The dashboard reads courses and quizzes across the account, which needs your administrator authorization in the
-          LMS. You grant it once; the LMS keeps checking your account permissions.
-        </Text>
-        <AuthorizeButton startUrl={data.authorizeUrl}>Authorize administrator access in the LMS</AuthorizeButton>
-      </View>
-      <DefinitionList
-        label="Launch details"
-        items={[
-          { term: 'Account', description: account },
-          { term: 'LMS account id', description: data.accountId },
-          { term: 'LMS user id', description: data.lmsUserId },
-        ]}
-      />
-      {data.lmsReturnUrl !== undefined && (
-        <Link href={data.lmsReturnUrl} target="_top">
-          Back to the account in the LMS
-        </Link>
-      )}
-    </Page>
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={apiClient} queryClient={queryClient}>
+        <AdminApp
+          accountName={data.accountName ?? `Account ${data.accountId}`}
+          userName={data.userName}
+          lmsReturnUrl={data.lmsReturnUrl}
+          authorizeUrl={data.authorizeUrl}
+          authorization={authorization}
+        />
+      </TRPCProvider>
+    </QueryClientProvider>
   );
 }
 

@@ -18,12 +18,15 @@ const schema = z.object({
 
 type Data = z.output<typeof schema>;
 
-const checksSchema = z.object({
-  success: z.literal(true),
-  checks: z.object({ configKey: z.boolean(), expectedUrl: z.boolean() }),
-});
+const checksFields = z.object({ configKey: z.boolean(), expectedUrl: z.boolean() });
 
-type Checks = z.output<typeof checksSchema>['checks'];
+/** A pass answers 200; a failed check is the contract's 403, whose body still says which check failed. */
+const proofAnswerSchema = z.union([
+  z.object({ success: z.literal(true), checks: checksFields }),
+  z.object({ success: z.literal(false), error_code: z.literal('INVALID_EXB_SETUP_CHECK_PROOF'), checks: checksFields }),
+]);
+
+type Checks = z.output<typeof checksFields>;
 
 type State =
   | { phase: 'checking' }
@@ -84,8 +87,8 @@ async function postProof(proofUrl: string, configKeyHash: string): Promise<Check
     credentials: 'same-origin',
     cache: 'no-store',
   });
-  if (!response.ok) throw new Error(`setup-check proof answered ${response.status}`);
-  return checksSchema.parse(await response.json()).checks;
+  if (response.status !== 200 && response.status !== 403) throw new Error(`setup-check proof answered ${response.status}`);
+  return proofAnswerSchema.parse(await response.json()).checks;
 }
 
 function ExbSetupCheck({ data }: { data: Data }) {

@@ -32,6 +32,12 @@ const DEFAULTS: Record<string, Defaults> = {
       'The LMS did not authorize this tool to work on your behalf. Close this window, return to the tool in the LMS and start the authorization again.',
     variant: 'error',
   },
+  'not-found': {
+    title: 'Page not found',
+    message:
+      'There is no page of the exam browser tool at this address. The link may be mistyped or out of date. Go back to your course in the LMS and open the tool or the quiz from there.',
+    variant: 'info',
+  },
   'lti-error': {
     title: 'The tool could not be launched',
     message:

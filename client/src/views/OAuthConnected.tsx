@@ -1,6 +1,6 @@
-import { Alert, Link, Text, View } from '@instructure/ui';
+import { Alert, Button, Link, Text, View } from '@instructure/ui';
 import { oauthCompletionMessage, type OAuthCompletionView } from '@exb/shared/oauth-completion.js';
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
 import { localPath } from '../lib/launch';
@@ -14,6 +14,11 @@ const schema = z.object({
 });
 
 type Data = z.output<typeof schema>;
+
+/** Long enough to read the confirmation (and for a screen reader to announce it), short enough not to linger. */
+const CLOSE_DELAY_MS = 3_000;
+/** A refused `window.close()` leaves the window open without an error; this long after it, the page says so. */
+const CLOSE_CHECK_MS = 500;
 
 /**
  * Tells the tool window that opened this popup that the authorization is done. The message goes to this origin only;
@@ -34,31 +39,65 @@ function useSignalOpener(view: OAuthCompletionView): boolean {
   return signalled;
 }
 
+type Closing = 'waiting' | 'closing' | 'refused';
+
+/**
+ * Once the tool window has been told, the popup has nothing left to do and closes itself after a moment. A browser may
+ * refuse (a window the user opened by hand); then the page says plainly that it can be closed.
+ */
+function useCloseWhenDone(done: boolean): { closing: Closing; closeNow: () => void } {
+  const [closing, setClosing] = useState<Closing>('waiting');
+  const closeNow = useCallback(() => {
+    window.close();
+    window.setTimeout(() => {
+      if (!window.closed) setClosing('refused');
+    }, CLOSE_CHECK_MS);
+  }, []);
+  useEffect(() => {
+    if (!done) return;
+    setClosing('closing');
+    const timer = window.setTimeout(closeNow, CLOSE_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [done, closeNow]);
+  return { closing, closeNow };
+}
+
 /**
  * The completion page of the LMS authorization (`lms-oauth-connected`, `student-session-connected`). It carries no
- * privileges and never shows management: it confirms, signals the opener and offers the way back.
+ * privileges and never shows management: it confirms, signals the opener, closes itself and otherwise offers the way back.
  */
 function OAuthConnected({ data, view }: { data: Data; view: string }) {
   const completion: OAuthCompletionView = view === 'student-session-connected' ? 'student-session-connected' : 'lms-oauth-connected';
   const signalled = useSignalOpener(completion);
+  const { closing, closeNow } = useCloseWhenDone(signalled);
   return (
     <Page title="Connected to the LMS">
       <Alert variant="success" variantScreenReaderLabel="Success," hasShadow={false} margin="0 0 medium">
         <Text>The tool may now use the LMS on your behalf.</Text>
       </Alert>
-      <View as="div" margin="0 0 medium">
+      <View as="div" margin="0 0 medium" role="status">
         <Text as="p">
-          {signalled
-            ? 'The tool has been told and is reloading. You can close this window.'
-            : 'Close this window and return to the tool in the LMS.'}
+          {!signalled
+            ? 'You can close this window now and return to the tool in the LMS.'
+            : closing === 'refused'
+              ? 'The tool has been told and is reloading. You can close this window now.'
+              : 'The tool has been told and is reloading. This window closes by itself in a moment.'}
         </Text>
       </View>
-      {completion === 'student-session-connected' && data.returnUrl !== undefined && !signalled && (
-        <Link href={data.returnUrl} variant="standalone">
-          Continue
-        </Link>
+      {signalled && closing === 'closing' && (
+        <Button onClick={closeNow} margin="0 0 medium">
+          Close this window
+        </Button>
       )}
-      {data.lmsReturnUrl !== undefined && (
+      {completion === 'student-session-connected' && data.returnUrl !== undefined && !signalled && (
+        <View as="div" margin="0 0 small">
+          <Link href={data.returnUrl} variant="standalone">
+            Continue in this window
+          </Link>
+        </View>
+      )}
+      {/* In a popup the tool window is still open behind it; a link back only helps a page opened on its own. */}
+      {data.lmsReturnUrl !== undefined && !signalled && (
         <Link href={data.lmsReturnUrl} target="_top">
           Return to the LMS
         </Link>

@@ -44,6 +44,9 @@ type Assessment = z.output<typeof assessmentSchema>;
 
 const KIND_LABEL: Record<Assessment['kind'], string> = { classic: 'Quiz', newquiz: 'Quiz (New Quizzes)' };
 
+/** The next step for each listed quiz, in one line. */
+const INSTRUCTION = 'Download when you are ready to begin: the file opens this quiz in the exam browser, once, within two minutes.';
+
 function titleOf(assessment: Assessment): string {
   return assessment.title.trim() === '' ? 'Untitled quiz' : assessment.title;
 }
@@ -170,6 +173,9 @@ function RequiredAssessments({
               </Heading>
               <Text as="p" size="small" color="secondary">
                 {KIND_LABEL[assessment.kind]}
+              </Text>
+              <Text as="p">
+                {INSTRUCTION}
               </Text>
               <View as="div" margin="x-small 0 0">
                 <DownloadControl

@@ -12,6 +12,8 @@ const schema = z.object({
   courseName: optional(z.string().min(1)),
   userName: optional(z.string().min(1)),
   lmsUserId: z.string().min(1),
+  /** The staff role the person launched with; absent in sessions from before it was recorded. */
+  courseRole: optional(z.enum(['teacher', 'teaching-assistant', 'designer'])),
   lmsReturnUrl: optional(httpUrl),
   /** Starts the LMS authorization the course management needs. */
   authorizeUrl: localPath,
@@ -34,8 +36,8 @@ function Teacher({ data }: { data: Data }) {
   return (
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={apiClient} queryClient={queryClient}>
-        <ConnectionProvider store={authorization} lmsUserId={data.lmsUserId} authorizeUrl={data.authorizeUrl}>
-          <TeacherApp scope={scope} userName={data.userName} lmsReturnUrl={data.lmsReturnUrl} />
+        <ConnectionProvider store={authorization} authorizeUrl={data.authorizeUrl}>
+          <TeacherApp scope={scope} userName={data.userName} courseRole={data.courseRole} lmsReturnUrl={data.lmsReturnUrl} />
         </ConnectionProvider>
       </TRPCProvider>
     </QueryClientProvider>

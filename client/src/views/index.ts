@@ -20,6 +20,7 @@ const registry: Readonly<Record<string, LazyView>> = {
   'lms-oauth-connected': oauthConnected,
   'student-session-connected': oauthConnected,
   'lti-error': notice,
+  'not-found': notice,
   teacher: lazy(() => import('./Teacher')),
   student: lazy(() => import('./Student')),
   admin: lazy(() => import('./Admin')),

@@ -22,7 +22,8 @@ import { useConnection } from './connection';
 import { EnforcementToggle, StatusBadges } from './Enforcement';
 import { CONTENT_TYPE_LABEL, DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
-import { useAssessments, useCourseDefaults, useSettings } from './queries';
+import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
+import { useVerification, useVerificationRefetch, VerificationNotice } from './Verification';
 
 type Outcome = { variant: 'success' | 'error'; text: string };
 
@@ -103,8 +104,9 @@ export function AssessmentsPanel({
 
 function SetupReminder({ scope, onOpenCourseDefaults }: { scope: CourseScope; onOpenCourseDefaults: () => void }) {
   const defaults = useCourseDefaults(scope);
+  const school = useSchoolExitPassword();
   if (defaults.data === undefined || defaults.data.defaults.setupCompleted) return null;
-  const missingExit = !defaults.data.defaults.hasQuitPassword;
+  const missingExit = !defaults.data.defaults.hasQuitPassword && school.data?.set !== true;
   return (
     <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="0 0 medium">
       <Text as="p">
@@ -125,13 +127,14 @@ function RefreshBar({ scope }: { scope: CourseScope }) {
   const queryClient = useQueryClient();
   const connection = useConnection();
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const refetchVerification = useVerificationRefetch();
   const refresh = useMutation(
     trpc.instructor.assessments.refresh.mutationOptions({
       onMutate: () => setOutcome(null),
       onSuccess: (result) => {
         setOutcome({ variant: 'success', text: result.message });
         void queryClient.invalidateQueries({ queryKey: trpc.instructor.assessments.list.queryKey() });
-        void queryClient.invalidateQueries({ queryKey: trpc.instructor.assessments.settings.queryKey() });
+        refetchVerification();
       },
       onError: (error) => {
         const refusal = readServerError(error);
@@ -193,6 +196,7 @@ function AssessmentTable({
 }) {
   // An LMS frame can be narrow: below this width each assessment becomes a stacked block instead of a wide row.
   const narrow = useMediaQuery('(max-width: 44rem)');
+  const verification = useVerification().data ?? {};
   return (
     <View as="div">
       <Heading level="h2" margin="0 0 small">
@@ -231,7 +235,8 @@ function AssessmentTable({
                   <EnforcementToggle assessment={assessment} setting={setting} onOpenCourseDefaults={onOpenCourseDefaults} />
                 </Table.Cell>
                 <Table.Cell>
-                  <StatusBadges setting={setting} />
+                  <StatusBadges setting={setting} verification={verification[assessment.id]} />
+                  <VerificationNotice assessment={assessment} setting={setting} record={verification[assessment.id]} />
                 </Table.Cell>
                 <Table.Cell textAlign="end">
                   <Button

@@ -1,11 +1,12 @@
-import { Checkbox, Flex, Link, Pill, ScreenReaderContent, Spinner, Text } from '@instructure/ui';
+import { Checkbox, Flex, Link, Pill, ScreenReaderContent, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useMutationState } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { useId, type ReactNode } from 'react';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import type { Assessment, AssessmentSetting } from './model';
 import { useSettingWriter } from './queries';
+import { isUnprotected, VerificationBadge, type VerificationRecord } from './Verification';
 
 /** Enforcement is in force only when it is required, switched on locally and an access code is set in the LMS. */
 export function isEnforced(setting: AssessmentSetting): boolean {
@@ -18,12 +19,15 @@ export function EnforcementToggle({
   setting,
   onOpenCourseDefaults,
   visibleLabel = false,
+  lockedNote,
 }: {
   assessment: Assessment;
   setting: AssessmentSetting;
   /** Where a teacher sets the exit password that enabling needs. */
   onOpenCourseDefaults: () => void;
   visibleLabel?: boolean;
+  /** Why the switch cannot be used right now; it is disabled and this is said beside it. */
+  lockedNote?: string | undefined;
 }) {
   const trpc = useTRPC();
   const connection = useConnection();
@@ -52,8 +56,9 @@ export function EnforcementToggle({
 
   const required = setting.exbRequired;
   const checked = mutation.isPending && mutation.variables ? mutation.variables.required : required;
-  const blocked = connection.connected === false;
+  const blocked = connection.connected === false || lockedNote !== undefined;
   const label = `Require the exam browser for ${assessment.title}`;
+  const noteId = useId();
 
   let message: ReactNode = null;
   if (failure !== null && failure.authUrl === undefined) {
@@ -73,7 +78,7 @@ export function EnforcementToggle({
   }
 
   return (
-    <>
+    <View as="div">
       {announcement}
       <Flex gap="x-small" alignItems="center">
         <Checkbox
@@ -81,6 +86,9 @@ export function EnforcementToggle({
           size="small"
           label={visibleLabel ? 'Require the exam browser' : <ScreenReaderContent>{label}</ScreenReaderContent>}
           aria-label={visibleLabel ? label : undefined}
+          // The note stands outside the switch: a disabled switch is drawn faded, and its own messages are part of
+          // its label, which `aria-label` replaces.
+          aria-describedby={lockedNote !== undefined ? noteId : undefined}
           checked={checked}
           // Not disabled while the LMS answers: a disabled switch would drop the keyboard focus. The switch is
           // controlled, so further presses simply wait for the answer.
@@ -93,14 +101,22 @@ export function EnforcementToggle({
         />
         {mutation.isPending && <Spinner renderTitle={checked ? 'Requiring the exam browser' : 'Removing the requirement'} size="x-small" />}
       </Flex>
-    </>
+      {lockedNote !== undefined && (
+        <Text as="p" size="small" id={noteId}>
+          {lockedNote}
+        </Text>
+      )}
+    </View>
   );
 }
 
 /** The badges of an assessment's enforcement state, in words a teacher reads at a glance. */
-export function StatusBadges({ setting }: { setting: AssessmentSetting }) {
+export function StatusBadges({ setting, verification }: { setting: AssessmentSetting; verification?: VerificationRecord | undefined }) {
   const badges: ReactNode[] = [];
-  if (isEnforced(setting)) {
+  // The stored state says "required", but the LMS no longer holds the code: never show that as protected.
+  if (isEnforced(setting) && isUnprotected(verification)) {
+    badges.push(<VerificationBadge key="lms" record={verification} />);
+  } else if (isEnforced(setting)) {
     badges.push(
       <Pill key="on" color="success">
         Exam browser required
@@ -119,6 +135,7 @@ export function StatusBadges({ setting }: { setting: AssessmentSetting }) {
       </Pill>,
     );
   }
+  if (isEnforced(setting) && verification?.status === 'unverified') badges.push(<VerificationBadge key="lms" record={verification} />);
   if (!setting.usesCourseDefaults) {
     badges.push(
       <Pill key="own" color="info">

@@ -5,17 +5,23 @@ import { CopyButton } from '../../components/CopyButton';
 import { readServerError } from '../../lib/trpc';
 import type { PasswordReveal as RevealResult } from './model';
 
-type Source = RevealResult['passwords']['exit']['source'];
+type Source = RevealResult['passwords']['exit']['source'] | 'lms';
 
 const SOURCE_TEXT: Record<Source, string> = {
   assessment: 'Set for this assessment',
   course: 'Course default',
   managed: 'School default',
   none: 'Not set',
+  lms: 'As set in the LMS',
+};
+
+/** A reveal as the routes answer it; the administrator's assessment reveal adds the access code. */
+type Revealed = Pick<RevealResult, 'expiresInSeconds'> & {
+  passwords: RevealResult['passwords'] & { accessCode?: { value: string | null; source: 'lms' } };
 };
 
 /** Seconds left until `deadline`, ticking while there is one; `null` without one. */
-function useSecondsLeft(deadline: number | null): number | null {
+export function useSecondsLeft(deadline: number | null): number | null {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (deadline === null) return;
@@ -28,7 +34,7 @@ function useSecondsLeft(deadline: number | null): number | null {
 }
 
 interface Shown {
-  readonly passwords: RevealResult['passwords'];
+  readonly passwords: Revealed['passwords'];
   readonly deadline: number;
   readonly total: number;
 }
@@ -43,7 +49,7 @@ export function PasswordReveal({
   subject,
 }: {
   /** Asks the server for the values. */
-  reveal: () => Promise<RevealResult>;
+  reveal: () => Promise<Revealed>;
   /** What the passwords belong to, for labels ("this assessment", "the course"). */
   subject: string;
 }) {
@@ -126,6 +132,7 @@ export function PasswordReveal({
           <dl className="exb-dl" aria-label={`Passwords for ${subject}`}>
             <RevealedRow name="Start password" entry={shown.passwords.start} />
             <RevealedRow name="Exit password" entry={shown.passwords.exit} />
+            {shown.passwords.accessCode !== undefined && <RevealedRow name="Access code" entry={shown.passwords.accessCode} />}
           </dl>
         </View>
       )}

@@ -41,10 +41,12 @@ export function ToolFields({
           <TextInput
             renderLabel="Launch address"
             value={tool.url}
-            placeholder="https://calculator.example.com/"
+            placeholder="https://calculator.example.com/app"
             onChange={(_event, url) => onChange({ url })}
             messages={
-              messagesFor(error, urlKey) ?? [{ type: 'hint', text: 'An exact https:// address; video links are played by the tool itself.' }]
+              messagesFor(error, urlKey) ?? [
+                { type: 'hint', text: 'An exact https:// page; for a site’s front page, add the whole site below. Video links are played by the tool itself.' },
+              ]
             }
             interaction={disabled ? 'disabled' : 'enabled'}
             inputRef={focus.register(urlKey)}

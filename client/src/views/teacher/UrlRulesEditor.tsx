@@ -10,9 +10,10 @@ import {
   TextInput,
   View,
 } from '@instructure/ui';
+import { siteOfAddress, wholeSiteConfirmation } from '@exb/shared/exb-policy.js';
 import { useRef } from 'react';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
-import { emptyRuleRow, type RuleRow } from './model';
+import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from './model';
 
 const MATCH_LABEL: Record<RuleRow['match'], string> = {
   exact: 'This exact page',
@@ -36,11 +37,10 @@ export type UrlRulesEditorProps = {
  * allows every subdomain, so the teacher confirms that breadth per rule, as the server requires.
  */
 export function UrlRulesEditor({ rows, onChange, rowNoun, addLabel, error, focus, disabled = false }: UrlRulesEditorProps) {
-  const update = (rowId: string, change: Partial<RuleRow>) =>
-    onChange(rows.map((row) => (row.rowId === rowId ? { ...row, ...change } : row)));
+  const update = (rowId: string, change: Partial<RuleRow>) => onChange(updateRow(rows, rowId, change));
   const addButton = useRef<HTMLElement | null>(null);
   const remove = (rowId: string) => {
-    onChange(rows.filter((row) => row.rowId !== rowId));
+    onChange(withoutRow(rows, rowId));
     // The removed row took the focused button with it; the add button is the next thing to act on.
     addButton.current?.focus();
   };
@@ -53,8 +53,12 @@ export function UrlRulesEditor({ rows, onChange, rowNoun, addLabel, error, focus
 
   return (
     <View as="div">
+      {/* What the exam browser's URL filter really does with exact addresses (see `exactRuleMismatch` in the shared
+          policy module): the server refuses the forms it would misread, and this says the one it cannot refuse. */}
       <Text as="p" size="small" color="secondary">
-        An exact page is one https:// address; other pages of its site stay blocked. A whole site also allows all of its
+        An exact page is one https:// address; other pages of its site stay blocked. The exam browser ignores upper and
+        lower case in the path and query, so /Reserves also allows /reserves. Enter addresses decoded (/ rather than
+        %2F); a site’s front page alone cannot be allowed, only the whole site. A whole site also allows all of its
         subdomains.
       </Text>
       {rows.length > 0 && (
@@ -105,7 +109,13 @@ function RuleRowFields({
 }) {
   const valueKey = fieldKey.ruleValue(row.rowId);
   const confirmKey = fieldKey.ruleConfirm(row.rowId);
-  const host = row.value.trim() || 'this site';
+  // A site is asked for, but people paste the address bar: the field keeps the site of it. A paste becomes its site at
+  // once; typed text when the field is left, so nothing is cut while it is still being typed.
+  const pasted = useRef(false);
+  const asSite = (value: string) => {
+    const site = siteOfAddress(value);
+    return site === value.trim() ? value : site;
+  };
   return (
     <li>
       <View
@@ -126,7 +136,9 @@ function RuleRowFields({
                   renderLabel="Allow"
                   value={row.match}
                   interaction={disabled ? 'disabled' : 'enabled'}
-                  onChange={(_event, { value }) => onChange({ match: value === 'domain' ? 'domain' : 'exact' })}
+                  onChange={(_event, { value }) =>
+                    onChange(value === 'domain' ? { match: 'domain', value: asSite(row.value) } : { match: 'exact' })
+                  }
                 >
                   <SimpleSelect.Option id={`${row.rowId}-exact`} value="exact">
                     {MATCH_LABEL.exact}
@@ -141,7 +153,15 @@ function RuleRowFields({
                   renderLabel={row.match === 'exact' ? 'Page address' : 'Site'}
                   value={row.value}
                   placeholder={row.match === 'exact' ? 'https://library.example.edu/reserves' : 'example.edu'}
-                  onChange={(_event, value) => onChange({ value })}
+                  onChange={(_event, value) => {
+                    const fromPaste = row.match === 'domain' && pasted.current;
+                    pasted.current = false;
+                    onChange({ value: fromPaste ? asSite(value) : value });
+                  }}
+                  onPaste={() => void (pasted.current = true)}
+                  onBlur={() => {
+                    if (row.match === 'domain' && asSite(row.value) !== row.value) onChange({ value: asSite(row.value) });
+                  }}
                   messages={messagesFor(error, valueKey)}
                   interaction={disabled ? 'disabled' : 'enabled'}
                   inputRef={focus.register(valueKey)}
@@ -165,7 +185,8 @@ function RuleRowFields({
         {row.match === 'domain' && (
           <View as="div" margin="small 0 0">
             <Checkbox
-              label={`Allow ${host} and every subdomain of it`}
+              // The words a refusal quotes when this is not ticked: both come from the one rule.
+              label={wholeSiteConfirmation(row.value)}
               checked={row.broadDomainConfirmed}
               onChange={(event) => onChange({ broadDomainConfirmed: event.target.checked })}
               messages={messagesFor(error, confirmKey)}

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
-import { readServerError } from '../../lib/trpc';
+import { readServerError, useTRPC } from '../../lib/trpc';
 
 /**
  * What the server last said about the teacher's LMS authorization through a refusal: an expired or revoked grant
@@ -61,38 +61,30 @@ export function useConnection(): Connection {
   return connection;
 }
 
-async function fetchAuthorizationStatus(lmsUserId: string): Promise<boolean> {
-  const response = await fetch(`/api/oauth2status?${new URLSearchParams({ user_id: lmsUserId })}`, {
-    credentials: 'same-origin',
-    headers: { accept: 'application/json' },
-  });
-  if (!response.ok) throw new Error(`The authorization status could not be read (HTTP ${response.status}).`);
-  const body = (await response.json()) as { authorized?: unknown };
-  return body.authorized === true;
-}
-
+/**
+ * Whether the teacher may use the LMS through the tool. The server refreshes an expired access token when the stored
+ * refresh token still works (`instructor.authorization.ensure`), so the prompt appears only when there is no grant or
+ * the LMS refused its refresh, and later when any answer says the LMS no longer accepts the grant.
+ */
 export function ConnectionProvider({
   store,
-  lmsUserId,
   authorizeUrl,
   children,
 }: {
   store: AuthorizationStore;
-  lmsUserId: string;
   authorizeUrl: string;
   children: ReactNode;
 }) {
+  const trpc = useTRPC();
   const queryClient = useQueryClient();
   const signal = useSyncExternalStore(store.subscribe, store.get);
-  const status = useQuery({
-    queryKey: ['lms-authorization', lmsUserId],
-    queryFn: () => fetchAuthorizationStatus(lmsUserId),
-    staleTime: 60_000,
-  });
+  const check = useQuery({ ...trpc.instructor.authorization.ensure.queryOptions(), staleTime: 60_000 });
 
-  const expired = signal.reauthorizeUrl !== null;
-  const connected = expired ? false : status.data;
-  const startUrl = signal.reauthorizeUrl ?? authorizeUrl;
+  const refused = check.data?.authorized === false ? (check.data.authUrl ?? null) : null;
+  const reauthorizeUrl = signal.reauthorizeUrl ?? refused;
+  const expired = reauthorizeUrl !== null;
+  const connected = expired ? false : check.data?.authorized;
+  const startUrl = reauthorizeUrl ?? authorizeUrl;
 
   const onAuthorized = useCallback(() => {
     store.clear();

@@ -19,6 +19,7 @@ export const fieldKey = {
   toolLabel: (rowId: string) => `tool:${rowId}:label`,
   toolUrl: (rowId: string) => `tool:${rowId}:url`,
   password: (which: 'start' | 'quit') => `password:${which}`,
+  setupCompleted: () => 'setup:completed',
   section: (name: SectionName) => `section:${name}`,
 };
 
@@ -53,6 +54,7 @@ function keyForPath(path: readonly (string | number)[], submission: Submission):
     return fieldKey.password(head === 'quitPassword' ? 'quit' : 'start');
   }
   if (head === 'externalToolIds') return fieldKey.section('toolSelection');
+  if (head === 'setupCompleted') return fieldKey.setupCompleted();
   if (head === 'externalTools' || head === 'quizOnlyExternalTools') {
     const section: SectionName = head === 'externalTools' ? 'tools' : 'quizTools';
     const tool = typeof index === 'number' ? submission.toolLists?.[head]?.[index] : undefined;

@@ -1,4 +1,4 @@
-import type { ExbUrlRule, ExbUrlRuleInput, ExternalToolConfig } from '@exb/shared/exb-policy.js';
+import { siteOfAddress, type ExbUrlRule, type ExbUrlRuleInput, type ExternalToolConfig } from '@exb/shared/exb-policy.js';
 import type { RouterOutputs } from '../../lib/trpc';
 
 type Instructor = RouterOutputs['instructor'];
@@ -39,6 +39,16 @@ let rowCounter = 0;
 export function newRowId(prefix: string): string {
   rowCounter += 1;
   return `${prefix}-${rowCounter}`;
+}
+
+/** `rows` with `change` applied to the row `rowId`, the others as they are. */
+export function updateRow<Row extends { readonly rowId: string }>(rows: readonly Row[], rowId: string, change: Partial<Row>): Row[] {
+  return rows.map((row) => (row.rowId === rowId ? { ...row, ...change } : row));
+}
+
+/** `rows` without the row `rowId`. */
+export function withoutRow<Row extends { readonly rowId: string }>(rows: readonly Row[], rowId: string): Row[] {
+  return rows.filter((row) => row.rowId !== rowId);
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
@@ -82,7 +92,8 @@ export function submitRules(rows: readonly RuleRow[]): { rules: ExbUrlRuleInput[
       ...(row.id !== undefined ? { id: row.id } : {}),
       ...(row.label !== undefined ? { label: row.label } : {}),
       match: row.match,
-      value: row.value.trim(),
+      // A whole site is its host, also when an address was pasted and the field not left since.
+      value: row.match === 'domain' ? siteOfAddress(row.value) : row.value.trim(),
       ...(row.match === 'domain' ? { broadDomainConfirmed: row.broadDomainConfirmed } : {}),
     });
     rowIds.push(row.rowId);

@@ -18,6 +18,12 @@ export function useCourseDefaults(scope: CourseScope) {
   return useQuery(trpc.instructor.courseDefaults.get.queryOptions({ courseId: scope.courseId }));
 }
 
+/** Whether the school set a default exit password; it changes only with the service's configuration. */
+export function useSchoolExitPassword() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.instructor.courseDefaults.schoolExitPassword.queryOptions(), staleTime: Infinity });
+}
+
 /**
  * Applies a setting a mutation answered with, so the table shows the outcome at once, then asks again in the
  * background: the answer of `disable` leaves out fields the table also shows.
@@ -35,6 +41,7 @@ export function useSettingWriter() {
       });
       void queryClient.invalidateQueries({ queryKey: key });
       void queryClient.invalidateQueries({ queryKey: trpc.instructor.enforcement.status.queryKey() });
+      void queryClient.invalidateQueries({ queryKey: trpc.instructor.assessments.verification.queryKey() });
     },
     [trpc, queryClient],
   );

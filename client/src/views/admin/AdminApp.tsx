@@ -1,0 +1,80 @@
+import { Link, Tabs, Text, View } from '@instructure/ui';
+import { useRef, useState } from 'react';
+import { Page } from '../../components/Page';
+import { AuditTrail } from './AuditTrail';
+import { CatalogBrowser } from './CatalogBrowser';
+import { AdminConnection } from './connection';
+import { CourseDetail } from './CourseDetail';
+import { CourseList } from './CourseList';
+import type { AuthorizationStore } from '../teacher/connection';
+import { PresetsPage } from './presets/PresetsPage';
+import { SummaryHeader } from './SummaryHeader';
+
+const TABS = ['courses', 'connect', 'presets', 'audit'] as const;
+type Tab = (typeof TABS)[number];
+
+export interface AdminAppProps {
+  accountName: string;
+  userName: string | undefined;
+  lmsReturnUrl: string | undefined;
+  authorizeUrl: string;
+  authorization: AuthorizationStore;
+}
+
+/** The root-account administrator's dashboard: summary, connected courses, the catalog to connect more, one course. */
+export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, authorization }: AdminAppProps) {
+  const [tab, setTab] = useState<Tab>('courses');
+  const [open, setOpen] = useState<{ id: string; name: string } | null>(null);
+  const openers = useRef(new Map<string, HTMLElement>());
+  const lmsOrigin = lmsReturnUrl === undefined ? undefined : new URL(lmsReturnUrl).origin;
+
+  const back = () => {
+    const id = open?.id;
+    setOpen(null);
+    // Back where the administrator left: the course they opened.
+    window.setTimeout(() => (id !== undefined ? openers.current.get(id)?.focus() : undefined), 0);
+  };
+
+  return (
+    <Page title={`${accountName}: exam browser administration`}>
+      <Text as="p">
+        {userName ? `Signed in as ${userName}, administrator of the root account.` : 'Signed in as an administrator of the root account.'} Connect
+        the courses that use the exam browser, and manage their quizzes and passwords.
+      </Text>
+      <AdminConnection store={authorization} authorizeUrl={authorizeUrl}>
+        <SummaryHeader />
+        {open !== null ? (
+          <CourseDetail courseId={open.id} fallbackName={open.name} onBack={back} />
+        ) : (
+          <Tabs margin="medium 0 0" onRequestTabChange={(_event, { index }) => setTab(TABS[index] ?? 'courses')} screenReaderLabel="Administration">
+            <Tabs.Panel id="tab-courses" renderTitle="Connected courses" isSelected={tab === 'courses'} padding="medium 0">
+              <CourseList
+                onOpen={(course) => setOpen({ id: course.id, name: course.name })}
+                registerOpener={(id, element) => {
+                  if (element) openers.current.set(id, element);
+                  else openers.current.delete(id);
+                }}
+              />
+            </Tabs.Panel>
+            <Tabs.Panel id="tab-connect" renderTitle="Connect courses" isSelected={tab === 'connect'} padding="medium 0">
+              <CatalogBrowser lmsOrigin={lmsOrigin} />
+            </Tabs.Panel>
+            <Tabs.Panel id="tab-presets" renderTitle="Tool presets" isSelected={tab === 'presets'} padding="medium 0">
+              <PresetsPage />
+            </Tabs.Panel>
+            <Tabs.Panel id="tab-audit" renderTitle="Audit trail" isSelected={tab === 'audit'} padding="medium 0">
+              <AuditTrail />
+            </Tabs.Panel>
+          </Tabs>
+        )}
+      </AdminConnection>
+      {lmsReturnUrl !== undefined && (
+        <View as="div" margin="medium 0 0">
+          <Link href={lmsReturnUrl} target="_top">
+            Back to the account in the LMS
+          </Link>
+        </View>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,45 @@
+import { Flex, View } from '@instructure/ui';
+import type { ComponentProps, ReactNode } from 'react';
+import { EditorSection } from './EditorSection';
+import type { FieldFocus } from './form-errors';
+import type { PasswordWhich } from './PasswordFields';
+import { PasswordReveal } from './PasswordReveal';
+
+/**
+ * The passwords of an editor form: the start and exit password fields side by side (below each other in a narrow
+ * frame), then the button that shows the passwords now in effect. `field` renders the fields of one password.
+ */
+export function PasswordsSection({
+  id,
+  intro,
+  alert,
+  focus,
+  field,
+  subject,
+  reveal,
+}: {
+  id: string;
+  intro: ReactNode;
+  alert?: ReactNode;
+  focus: FieldFocus;
+  field: (which: PasswordWhich) => ReactNode;
+  /** Whose passwords are revealed ("the course"). */
+  subject: string;
+  reveal: ComponentProps<typeof PasswordReveal>['reveal'];
+}) {
+  return (
+    <EditorSection id={id} section="passwords" heading="Passwords" intro={intro} alert={alert} focus={focus}>
+      <Flex gap="large" wrap="wrap" alignItems="start">
+        <Flex.Item size="16rem" shouldGrow shouldShrink>
+          {field('start')}
+        </Flex.Item>
+        <Flex.Item size="16rem" shouldGrow shouldShrink>
+          {field('quit')}
+        </Flex.Item>
+      </Flex>
+      <View as="div" margin="medium 0 0">
+        <PasswordReveal subject={subject} reveal={reveal} />
+      </View>
+    </EditorSection>
+  );
+}

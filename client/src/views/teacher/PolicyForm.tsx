@@ -1,0 +1,181 @@
+import { Alert, Button, Text } from '@instructure/ui';
+import { ownPasswordRefusal } from '@exb/shared/exb-policy.js';
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useTRPC, useTRPCClient } from '../../lib/trpc';
+import { AssessmentTools } from './AssessmentTools';
+import { AssessmentWebsites } from './AssessmentWebsites';
+import { sectionError as sectionAlert } from './EditorSection';
+import { EffectiveSummary } from './EffectiveSummary';
+import { fieldKey, type SectionName } from './form-errors';
+import type { Assessment, AssessmentSetting, AssessmentStatus, CourseDefaults, CourseScope } from './model';
+import { PasswordChoiceFields } from './PasswordFields';
+import { PasswordsSection } from './PasswordsSection';
+import {
+  hasChanges,
+  initialDraft,
+  saveInput,
+  savedPolicies,
+  settledDraft,
+  type PolicyDraft,
+  type PolicySectionProps,
+  type SavedPolicy,
+  type Touched,
+} from './policy-draft';
+import { useSettingWriter } from './queries';
+import { ResetToCourseDefaults } from './ResetToCourseDefaults';
+import { SaveBar, SaveOutcome } from './SaveBar';
+import { useSaveOutcome } from './save-outcome';
+
+/** The form of one assessment's websites, tools and passwords, started from what the page knows of them. */
+export function PolicyForm({
+  scope,
+  assessment,
+  setting,
+  status,
+  defaults,
+  saved,
+  onClose,
+  onReset,
+  onDiscard,
+  onDirtyChange,
+  onOpenCourseDefaults,
+}: {
+  scope: CourseScope;
+  assessment: Assessment;
+  setting: AssessmentSetting;
+  status: AssessmentStatus;
+  defaults: CourseDefaults;
+  saved: SavedPolicy | undefined;
+  onClose: () => void;
+  onReset: () => void;
+  /** Starts the form again from what is saved. */
+  onDiscard: () => void;
+  /** Told whenever the form starts or stops holding changes that are not saved. */
+  onDirtyChange: (dirty: boolean) => void;
+  onOpenCourseDefaults: () => void;
+}) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const writeSetting = useSettingWriter();
+  const outcome = useSaveOutcome('The settings', { fallbackSection: 'quizTools' });
+  const { focus, formError, setFormError, submission } = outcome;
+  const [draft, setDraft] = useState<PolicyDraft>(() => initialDraft(setting, status, defaults.externalTools, saved));
+  // The draft as last loaded or saved: the form holds unsaved changes while the draft differs from it.
+  const [savedDraft, setSavedDraft] = useState<PolicyDraft>(draft);
+  const [touched, setTouched] = useState<ReadonlySet<Touched>>(new Set());
+  /** The draft and changed parts a pending save sent: what is stored once it succeeds. */
+  const sent = useRef<{ draft: PolicyDraft; touched: ReadonlySet<Touched> } | null>(null);
+  const dirty = hasChanges(draft, savedDraft);
+  useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+
+  const change = (next: Partial<PolicyDraft>, part?: Touched) => {
+    setDraft((current) => ({ ...current, ...next }));
+    if (part !== undefined) setTouched((current) => new Set(current).add(part));
+    outcome.setSaved(null);
+  };
+
+  const save = useMutation(
+    trpc.instructor.policy.saveStructured.mutationOptions({
+      onMutate: outcome.start,
+      onSuccess: (result) => {
+        writeSetting(assessment.id, result.setting);
+        const stored = sent.current ?? { draft, touched };
+        savedPolicies.set(assessment.id, {
+          ruleRows: stored.draft.ruleRows,
+          toolMode: stored.draft.toolMode,
+          selectedToolIds: stored.draft.selectedToolIds,
+          quizTools: stored.draft.quizTools.map((tool) => ({ ...tool, resourceRulesUnknown: false })),
+        });
+        setSavedDraft(settledDraft(stored.draft, stored.touched));
+        // Changes made while the save was under way stay in the draft, still unsaved.
+        setDraft((current) => settledDraft(current, stored.touched));
+        setTouched(new Set());
+        outcome.setSaved(result.message);
+      },
+      onError: outcome.refuse,
+    }),
+  );
+
+  const handleSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (save.isPending) return;
+    // Choosing a password of its own means entering one; the request would otherwise keep the old one unannounced.
+    for (const [which, choice] of [['start', draft.start], ['exit', draft.exit]] as const) {
+      const refusal = choice.mode === 'own' ? ownPasswordRefusal(which, choice.value) : null;
+      if (refusal !== null) {
+        outcome.refuseHere(fieldKey.password(which === 'start' ? 'start' : 'quit'), refusal);
+        return;
+      }
+    }
+    const { input, submission: sentPaths } = saveInput(draft, touched, scope, assessment);
+    submission.current = sentPaths;
+    sent.current = { draft, touched };
+    save.mutate(input);
+  };
+
+  const sectionError = (name: SectionName) => sectionAlert(formError, name);
+  const section: PolicySectionProps = { draft, onChange: change, error: formError, focus };
+
+  return (
+    <form onSubmit={handleSubmit} noValidate aria-label={`Exam settings of ${assessment.title}`}>
+      {outcome.announcement}
+      <AssessmentWebsites {...section} defaults={defaults} status={status} sectionError={sectionError('urlRules')} />
+      <AssessmentTools
+        {...section}
+        defaults={defaults}
+        touched={touched}
+        selectionError={sectionError('toolSelection')}
+        quizToolsError={sectionError('quizTools') ?? sectionError('tools')}
+        onOpenCourseDefaults={onOpenCourseDefaults}
+      />
+      <PasswordsSection
+        id="assessment-passwords-heading"
+        intro="Students type the start password to begin the exam in the exam browser; the exit password lets them (or a proctor) leave it. Without an exit password, the exam browser cannot be required."
+        focus={focus}
+        field={(which) => (
+          <PasswordChoiceFields
+            which={which}
+            name={`${which === 'start' ? 'start' : 'exit'}-password-${assessment.id}`}
+            choice={which === 'start' ? draft.start : draft.exit}
+            onChange={(choice) => change(which === 'start' ? { start: choice } : { exit: choice })}
+            error={formError}
+            focus={focus}
+          />
+        )}
+        subject="this assessment"
+        reveal={() => client.instructor.passwords.revealAssessment.mutate({ courseId: scope.courseId, quizId: assessment.id })}
+      />
+      <EffectiveSummary status={status} />
+
+      {/* A refusal without a field or section to stand next to (a failed reset) is said here only. */}
+      {formError !== null && formError.key === undefined && (
+        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 small">
+          {formError.message}
+        </Alert>
+      )}
+      <SaveOutcome
+        subject="The settings"
+        refusal={formError !== null && formError.key !== undefined ? formError.message : null}
+        saved={outcome.saved}
+      />
+      <SaveBar
+        label="Save settings"
+        saving={save.isPending}
+        end={<ResetToCourseDefaults scope={scope} assessment={assessment} announce={outcome.announce} onError={setFormError} onReset={onReset} />}
+      >
+        <Button onClick={onClose}>Back to assessments</Button>
+        {dirty && (
+          <>
+            <Button withBackground={false} onClick={onDiscard}>
+              Discard changes
+            </Button>
+            <Text size="small" color="secondary">
+              Unsaved changes
+            </Text>
+          </>
+        )}
+      </SaveBar>
+    </form>
+  );
+}

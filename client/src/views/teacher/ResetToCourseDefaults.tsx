@@ -1,0 +1,61 @@
+import { Button, Flex, IconResetLine, Text } from '@instructure/ui';
+import { useMutation } from '@tanstack/react-query';
+import { readServerError, useTRPC } from '../../lib/trpc';
+import type { FormError } from './form-errors';
+import { QuestionAnswers, useInlineQuestion } from './InlineQuestion';
+import type { Assessment, CourseScope } from './model';
+import { useSettingWriter } from './queries';
+
+/**
+ * Clears an assessment's own websites, tools and passwords after asking in place. A refusal is the form's (it has no
+ * field to stand next to); a reset replaces what the form shows, so `onReset` starts it again.
+ */
+export function ResetToCourseDefaults({
+  scope,
+  assessment,
+  announce,
+  onError,
+  onReset,
+}: {
+  scope: CourseScope;
+  assessment: Assessment;
+  announce: (text: string) => void;
+  onError: (error: FormError) => void;
+  onReset: () => void;
+}) {
+  const trpc = useTRPC();
+  const writeSetting = useSettingWriter();
+  const question = useInlineQuestion();
+  const reset = useMutation(
+    trpc.instructor.enforcement.resetDefaults.mutationOptions({
+      onSuccess: (result) => {
+        writeSetting(assessment.id, result.setting);
+        announce(result.message);
+        onReset();
+      },
+      onError: (error) => {
+        const refusal = readServerError(error);
+        if (refusal.authUrl === undefined) onError({ key: undefined, message: refusal.message, errorCode: refusal.errorCode });
+      },
+    }),
+  );
+
+  if (!question.asking) {
+    return (
+      <Button renderIcon={<IconResetLine />} withBackground={false} onClick={question.ask} elementRef={question.askRef}>
+        Reset to course defaults
+      </Button>
+    );
+  }
+  return (
+    <Flex gap="small" alignItems="center" wrap="wrap">
+      <Text size="small">Clear this assessment’s websites, tools and passwords?</Text>
+      <QuestionAnswers
+        question={question}
+        labels={{ act: 'Reset', acting: 'Resetting…', giveUp: 'Cancel' }}
+        pending={reset.isPending}
+        onAct={() => reset.mutate({ courseId: scope.courseId, quizId: assessment.id })}
+      />
+    </Flex>
+  );
+}
