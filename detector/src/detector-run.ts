@@ -1,25 +1,27 @@
 /**
  * The detector's rules, in order: prove the exam browser's configuration key for this page, redeem the proof for the
- * access code, fill the LMS prompt when it is unambiguous, show approved tools, and show the exit link once the LMS
- * records completion. Without the exam browser's page API it only tells the student that the exam browser is required,
+ * access code (once more with a fresh proof if that fails, then telling the student to reload), fill the LMS prompt
+ * when it is unambiguous, show approved tools, and show the exit link once the LMS records completion. Without the exam browser's page API it only tells the student that the exam browser is required,
  * and only after the service confirms it.
  */
 import type { DetectorConfig } from '@exb/shared/detector-config-rules.js';
-import { classicQuizPath, matchLmsPage, type LmsPage } from '@exb/shared/lms-paths.js';
+import { classicQuizPath, matchLmsPage, newQuizAssignmentPath, type LmsPage } from '@exb/shared/lms-paths.js';
 import { fillAndSubmit, findAccessCodePrompt, type FormOperations } from './access-code-prompt.js';
 import { mayAutoSubmit, recordAutoSubmit } from './auto-submit-guard.js';
 import { hasClassicQuizResult, isNewQuizSubmitted } from './completion.js';
-import { domReady, type ScriptEnvironment } from './environment.js';
+import { domReady, type SchedulingTimers, type ScriptEnvironment } from './environment.js';
 import { readConfigKeyHash, type ExamBrowserApi } from './exam-browser.js';
 import { loadExitGrant, saveExitGrant } from './exit-grant-store.js';
 import type { Logger } from './log.js';
 import { EMPTY_PANEL, createPanelHost, type PanelHost } from './panel.js';
-import type { Redemption } from './responses.js';
+import type { ProofOutcome, Redemption } from './responses.js';
 import type { ServiceApi } from './service-api.js';
 import { serviceUrls, type AssessmentTarget } from './service-urls.js';
 
 export const TOOLS_REFRESH_MS = 60_000;
 export const COMPLETION_POLL_MS = 30_000;
+/** Before the one retry of a failed redemption: long enough for a service that answered 503 to be back. */
+export const REDEMPTION_RETRY_DELAY_MS = 2_000;
 
 export interface DetectorContext extends ScriptEnvironment {
   readonly config: DetectorConfig;
@@ -69,20 +71,16 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
     return idle('no-config-key');
   }
 
-  const proof = await ctx.api.proveAccess(target, { configKeyHash, url: ctx.location.href });
-  trace('access-proof', proof.ok ? 'ok' : String(proof.status));
-  if (!proof.ok) {
-    ctx.log('access proof rejected', { status: proof.status, errorCode: proof.errorCode });
-    if (proof.status === 403 && proof.errorCode === 'INVALID_EXB_CONFIG_PROOF') {
-      await domReady(ctx.document);
-      createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } });
-    }
-    return idle('proof-rejected');
-  }
+  const proof = await prove(ctx, target, configKeyHash, trace);
+  if (!proof.ok) return idle('proof-rejected');
 
-  const redemption = await ctx.api.redeemAccessCode(target, proof.proofToken);
-  trace('access-code', redemption === null ? 'failed' : 'ok');
-  if (redemption === null) return idle('redemption-failed');
+  const redemption = await redeem(ctx, target, configKeyHash, proof.proofToken, trace);
+  if (redemption === 'configuration-rejected') return idle('proof-rejected');
+  if (redemption === null) {
+    await domReady(ctx.document);
+    createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'redemption-failed' } });
+    return idle('redemption-failed');
+  }
   if (redemption.exitGrant !== null) {
     saveExitGrant(ctx.storage, target, redemption.exitGrant, redemption.exitGrantExpiresInSeconds, ctx.now());
   }
@@ -113,6 +111,55 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
   return { outcome: 'active', stop: keepPanelCurrent(ctx, page, target, redemption, panel, trace) };
 }
 
+/** Proves the configuration key for this page; tells the student when the service refused the configuration. */
+async function prove(
+  ctx: DetectorContext,
+  target: AssessmentTarget,
+  configKeyHash: string,
+  trace: (step: string, outcome: string) => void,
+): Promise<ProofOutcome> {
+  const proof = await ctx.api.proveAccess(target, { configKeyHash, url: ctx.location.href });
+  trace('access-proof', proof.ok ? 'ok' : String(proof.status));
+  if (proof.ok) return proof;
+  ctx.log('access proof rejected', { status: proof.status, errorCode: proof.errorCode });
+  if (isConfigurationRejected(proof)) {
+    await domReady(ctx.document);
+    createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } });
+  }
+  return proof;
+}
+
+function isConfigurationRejected(proof: ProofOutcome): boolean {
+  return !proof.ok && proof.status === 403 && proof.errorCode === 'INVALID_EXB_CONFIG_PROOF';
+}
+
+/**
+ * Redeems the proof for the access code. A failed redemption is tried once more, after a pause, with a fresh proof: the
+ * first one may be spent, or was never spent because the service failed. `null` when both attempts failed.
+ */
+async function redeem(
+  ctx: DetectorContext,
+  target: AssessmentTarget,
+  configKeyHash: string,
+  proofToken: string,
+  trace: (step: string, outcome: string) => void,
+): Promise<Redemption | 'configuration-rejected' | null> {
+  const first = await ctx.api.redeemAccessCode(target, proofToken);
+  trace('access-code', first === null ? 'failed' : 'ok');
+  if (first !== null) return first;
+  ctx.log('access-code redemption failed; proving again');
+  await pause(ctx.timers, REDEMPTION_RETRY_DELAY_MS);
+  const retry = await prove(ctx, target, configKeyHash, trace);
+  if (!retry.ok) return isConfigurationRejected(retry) ? 'configuration-rejected' : null;
+  const second = await ctx.api.redeemAccessCode(target, retry.proofToken);
+  trace('access-code-retry', second === null ? 'failed' : 'ok');
+  return second;
+}
+
+function pause(timers: SchedulingTimers, ms: number): Promise<void> {
+  return new Promise((resolve) => timers.setTimeout(resolve, ms));
+}
+
 async function remindOrdinaryBrowser(
   ctx: DetectorContext,
   page: LmsPage,
@@ -124,12 +171,12 @@ async function remindOrdinaryBrowser(
   trace('requirement', String(required));
   if (!required) return idle('not-required');
   await domReady(ctx.document);
-  const setupUrl =
+  // The download happens in this browser: the required-browser view of the assessment, which returns here afterwards.
+  const [view, lmsPath] =
     page.kind === 'classic-take'
-      ? `${serviceUrls.requiredBrowserView(ctx.config.baseUrl, target)}?lms_url=${encodeURIComponent(
-          `${ctx.location.origin}${classicQuizPath(page.courseId, page.quizId)}`,
-        )}`
-      : null;
+      ? [serviceUrls.requiredBrowserView(ctx.config.baseUrl, target), classicQuizPath(page.courseId, page.quizId)]
+      : [serviceUrls.requiredNewQuizView(ctx.config.baseUrl, target), newQuizAssignmentPath(page.courseId, page.assignmentId)];
+  const setupUrl = `${view}?lms_url=${encodeURIComponent(`${ctx.location.origin}${lmsPath}`)}`;
   createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'exam-browser-required', setupUrl } });
   return idle('exam-browser-required');
 }

@@ -6,9 +6,11 @@
 import type { Tool } from './responses.js';
 
 export type Notice =
-  | { readonly kind: 'exam-browser-required'; readonly setupUrl: string | null }
+  /** `setupUrl`: the service page where this browser downloads the assessment's configuration. */
+  | { readonly kind: 'exam-browser-required'; readonly setupUrl: string }
   | { readonly kind: 'configuration-rejected' }
-  | { readonly kind: 'access-code-not-accepted' };
+  | { readonly kind: 'access-code-not-accepted' }
+  | { readonly kind: 'redemption-failed' };
 
 export interface PanelState {
   readonly tools: readonly Tool[];
@@ -62,6 +64,7 @@ function paragraph(doc: Document, ...children: (string | Node)[]): HTMLParagraph
 
 function headingText(state: PanelState): string {
   if (state.notice?.kind === 'exam-browser-required') return 'Secure exam browser required';
+  if (state.notice?.kind === 'redemption-failed') return 'Access code not available';
   if (state.quitUrl !== null) return 'Quiz submitted';
   return 'Exam tools';
 }
@@ -80,14 +83,22 @@ export function renderPanel(doc: Document, state: PanelState): HTMLElement | nul
   panel.append(heading);
 
   if (state.notice?.kind === 'exam-browser-required') {
-    panel.append(paragraph(doc, 'This quiz can only be taken in the secure exam browser. Open it from the course in the exam browser to continue.'));
-    if (state.notice.setupUrl !== null) {
-      panel.append(paragraph(doc, link(doc, state.notice.setupUrl, 'Get the exam browser configuration', false)));
-    }
+    panel.append(
+      paragraph(
+        doc,
+        'This quiz can only be taken in the secure exam browser. Download its one-time configuration here, in this browser: it starts the exam browser with the quiz.',
+      ),
+    );
+    panel.append(paragraph(doc, link(doc, state.notice.setupUrl, 'Get the exam browser configuration', false)));
   } else if (state.notice?.kind === 'configuration-rejected') {
     panel.append(
       paragraph(doc, 'This exam browser configuration does not match this quiz or is out of date. Download a fresh configuration from the course.'),
     );
+  } else if (state.notice?.kind === 'redemption-failed') {
+    panel.append(
+      paragraph(doc, 'The exam service could not provide the access code for this quiz just now. Reload this page to try again.'),
+    );
+    panel.append(paragraph(doc, 'If this keeps happening, tell your instructor.'));
   } else if (state.notice?.kind === 'access-code-not-accepted') {
     panel.append(
       paragraph(doc, 'The quiz did not accept the access code. Wait a moment and reload this page; if this happens again, ask your instructor.'),

@@ -24,6 +24,7 @@ export const serviceUrls = {
   exitSession: (baseUrl: string, t: AssessmentTarget, exitGrant: string) =>
     join(baseUrl, '/exb/exit/session', [t.courseId, t.contentId, exitGrant]),
   requiredBrowserView: (baseUrl: string, t: AssessmentTarget) => join(baseUrl, '/exb/quiz', [t.courseId, t.contentId]),
+  requiredNewQuizView: (baseUrl: string, t: AssessmentTarget) => join(baseUrl, '/exb/new-quiz', [t.courseId, t.contentId]),
   detectorScript: (baseUrl: string) => `${baseUrl}/js/lms-exb-detector.js`,
   detectorScriptAlias: (baseUrl: string) => `${baseUrl}/api/exb/lms-detector.js`,
   trace: (baseUrl: string) => `${baseUrl}/api/debug/lms-detector-trace`,

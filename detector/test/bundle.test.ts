@@ -2,7 +2,7 @@ import * as esbuild from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DETECTOR_CONFIG_MARKER, injectDetectorConfig } from '@exb/shared/detector-config-rules.js';
 import { BUNDLES, buildBundle, bundleProblems } from '../build-options.mjs';
-import { ACCESS_CODE_PAGE, CONFIG, KEY_HASH, LMS, PROOF_TOKEN, SERVICE, EXIT_GRANT, createWindow, fakeFetch, settle, type Route } from './support.js';
+import { ACCESS_CODE_PAGE, CONFIG, KEY_HASH, LMS, PROOF_TOKEN, SERVICE, EXIT_GRANT, createWindow, fakeFetch, settle, settleUntil, type Route } from './support.js';
 
 const built = new Map<string, { code: string; inputs: string[] }>();
 
@@ -99,7 +99,7 @@ describe('bundles', () => {
     runInPage(win, injectDetectorConfig(bundle('lms-exb-detector').code, CONFIG));
     // A second copy of the detector on the same page must not run again.
     runInPage(win, injectDetectorConfig(bundle('lms-exb-detector').code, CONFIG));
-    for (let i = 0; i < 20 && submitted.length === 0; i += 1) await settle();
+    await settleUntil(() => submitted.length > 0);
     expect(requests[0]?.body).toEqual({ configKeyHash: KEY_HASH, url: takeUrl });
     expect(requests.filter((r) => r.url.includes('/access-proof/'))).toHaveLength(1);
     expect(submitted).toEqual(['c0de']);

@@ -13,6 +13,7 @@ import {
   detectorSetup,
   settle,
   type Route,
+  type RouteReply,
 } from './support.js';
 
 const COURSE = '1234';
@@ -237,6 +238,81 @@ describe('detector in the exam browser on the classic take page', () => {
   });
 });
 
+describe('detector after a failed redemption', () => {
+  const PROOF = `POST ${SERVICE}/api/exb/access-proof/${COURSE}/${CLASSIC}`;
+  const REDEEM = `POST ${SERVICE}/api/exb/access-code/${COURSE}/${CLASSIC}`;
+  const FRESH_PROOF_TOKEN = `${'Q'.repeat(42)}A`;
+  const REDEEMED = { status: 200, body: { success: true, accessCode: 'c0de', exitGrant: EXIT_GRANT, exitGrantExpiresInSeconds: 43200, tools: [] } };
+
+  /** Proofs answer the first token, then fresh ones; redemptions answer from `redeem` in turn. */
+  function setup(redeem: RouteReply[], retryProof?: RouteReply) {
+    let proofs = 0;
+    return detectorSetup({
+      url: TAKE_URL,
+      html: ACCESS_CODE_PAGE(),
+      examBrowser: { configKey: KEY_HASH },
+      routes: serviceRoutes(CLASSIC, {
+        [PROOF]: () => {
+          proofs += 1;
+          if (proofs > 1 && retryProof !== undefined) return retryProof;
+          return { status: 200, body: { success: true, proofToken: proofs === 1 ? PROOF_TOKEN : FRESH_PROOF_TOKEN, expiresInSeconds: 120 } };
+        },
+        [REDEEM]: () => redeem.shift() ?? { status: 500, body: { success: false } },
+      }),
+    });
+  }
+
+  /** Runs the detector, letting its pause before the retry pass. */
+  async function run(s: ReturnType<typeof setup>) {
+    const running = runDetector(s.ctx);
+    await settle();
+    const beforePause = s.requests.length;
+    s.timers.fireTimeouts();
+    return { run: await running, beforePause };
+  }
+
+  it('proves again after a pause and redeems the fresh proof', async () => {
+    const s = setup([{ status: 500, body: { success: false, error_code: 'INTERNAL_ERROR' } }, REDEEMED]);
+    const { run: result, beforePause } = await run(s);
+    expect(beforePause).toBe(2);
+    expect(result.outcome).toBe('access-code-submitted');
+    expect(s.forms.filled).toEqual(['c0de']);
+    expect(s.requests.map((r) => `${r.method} ${r.url}`)).toEqual([PROOF, REDEEM, PROOF, REDEEM]);
+    expect(s.requests.filter((r) => r.url.includes('/access-code/')).map((r) => r.headers['x-exb-proof-token'])).toEqual([
+      PROOF_TOKEN,
+      FRESH_PROOF_TOKEN,
+    ]);
+    expect(panelOf(s.ctx.document)).toBeNull();
+  });
+
+  it('tells the student to reload when the retry fails too, and leaves the prompt alone', async () => {
+    const s = setup([{ status: 503, body: { success: false, error_code: 'SERVICE_UNAVAILABLE' } }, 'network-error']);
+    const { run: result } = await run(s);
+    expect(result.outcome).toBe('redemption-failed');
+    expect(s.requests).toHaveLength(4);
+    expect(s.forms.filled).toEqual([]);
+    const panel = panelOf(s.ctx.document);
+    expect(panel?.querySelector('h2')?.textContent).toBe('Access code not available');
+    expect(panel?.textContent).toContain('Reload this page to try again.');
+  });
+
+  it('tells the student to reload when the fresh proof cannot be had', async () => {
+    const s = setup(['network-error'], 'network-error');
+    const { run: result } = await run(s);
+    expect(result.outcome).toBe('redemption-failed');
+    expect(s.requests.map((r) => `${r.method} ${r.url}`)).toEqual([PROOF, REDEEM, PROOF]);
+    expect(panelOf(s.ctx.document)?.textContent).toContain('Reload this page');
+  });
+
+  it('says the configuration does not match when the fresh proof is refused for it', async () => {
+    const s = setup([{ status: 403, body: { success: false } }], { status: 403, body: { success: false, error_code: 'INVALID_EXB_CONFIG_PROOF' } });
+    const { run: result } = await run(s);
+    expect(result.outcome).toBe('proof-rejected');
+    expect(panelOf(s.ctx.document)?.textContent).toContain('fresh configuration');
+    expect(s.forms.filled).toEqual([]);
+  });
+});
+
 describe('detector on the classic result page', () => {
   const RESULT_URL = `${LMS}/courses/${COURSE}/quizzes/512`;
 
@@ -337,6 +413,17 @@ describe('detector in an ordinary browser', () => {
     expect(forms.filled).toEqual([]);
   });
 
+  it('gives a new quiz the same guidance, linking to its own required-browser view', async () => {
+    const { ctx, forms } = detectorSetup({ url: NEWQUIZ_URL, routes: serviceRoutes(NEWQUIZ) });
+    expect((await runDetector(ctx)).outcome).toBe('exam-browser-required');
+    const panel = panelOf(ctx.document);
+    expect(panel?.querySelector('h2')?.textContent).toBe('Secure exam browser required');
+    expect(panel?.querySelector('a')?.getAttribute('href')).toBe(
+      `${SERVICE}/exb/new-quiz/${COURSE}/${NEWQUIZ}?lms_url=${encodeURIComponent(NEWQUIZ_URL)}`,
+    );
+    expect(forms.filled).toEqual([]);
+  });
+
   it('shows nothing when the service does not confirm', async () => {
     for (const reply of [
       { status: 200, body: { success: true, exbRequired: false } },
@@ -351,12 +438,6 @@ describe('detector in an ordinary browser', () => {
       expect((await runDetector(ctx)).outcome).toBe('not-required');
       expect(panelOf(ctx.document)).toBeNull();
     }
-  });
-
-  it('shows the prompt without a setup link on a new quiz page', async () => {
-    const { ctx } = detectorSetup({ url: NEWQUIZ_URL, routes: serviceRoutes(NEWQUIZ) });
-    await runDetector(ctx);
-    expect(panelOf(ctx.document)?.querySelector('a')).toBeNull();
   });
 
   it('ignores other LMS pages without a request', async () => {

@@ -40,15 +40,24 @@ describe('renderPanel', () => {
     expect(panel.querySelector('h3')?.textContent).toBe('Exam tools');
   });
 
-  it('renders the exam-browser-required notice with and without a setup link', () => {
-    const withLink = renderPanel(newDoc(), {
+  it('renders the exam-browser-required notice: download here, in this browser, with the link to the download', () => {
+    const panel = renderPanel(newDoc(), {
       ...EMPTY_PANEL,
       notice: { kind: 'exam-browser-required', setupUrl: `${SERVICE}/exb/quiz/1/classicquiz_2` },
     })!;
-    expect(withLink.querySelector('h2')?.textContent).toBe('Secure exam browser required');
-    expect(withLink.querySelector('a')?.getAttribute('href')).toBe(`${SERVICE}/exb/quiz/1/classicquiz_2`);
-    const withoutLink = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'exam-browser-required', setupUrl: null } })!;
-    expect(withoutLink.querySelector('a')).toBeNull();
+    expect(panel.querySelector('h2')?.textContent).toBe('Secure exam browser required');
+    expect(panel.textContent).toContain('Download its one-time configuration here, in this browser');
+    expect(panel.textContent).not.toContain('in the exam browser to continue');
+    const link = panel.querySelector('a');
+    expect(link?.textContent).toBe('Get the exam browser configuration');
+    expect(link?.getAttribute('href')).toBe(`${SERVICE}/exb/quiz/1/classicquiz_2`);
+  });
+
+  it('renders the notice that the access code could not be had, asking for a reload', () => {
+    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'redemption-failed' } })!;
+    expect(panel.querySelector('h2')?.textContent).toBe('Access code not available');
+    expect(panel.textContent).toContain('Reload this page to try again.');
+    expect(panel.querySelector('a')).toBeNull();
   });
 
   it('renders the rejected-configuration notice', () => {

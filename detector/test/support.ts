@@ -172,6 +172,12 @@ export async function settle(rounds = 10): Promise<void> {
   for (let i = 0; i < rounds; i += 1) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
+/** Waits on the clock, not on a count of turns: a busy machine can need many more turns for the page's timers. */
+export async function settleUntil(done: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done() && Date.now() < deadline) await new Promise<void>((resolve) => setTimeout(resolve, 5));
+}
+
 export const ACCESS_CODE_PAGE = (action = '/courses/1234/quizzes/512/take?user_id=55') => `
   <div style="width: 600px; margin: 10px auto;">
     <h2>Midterm</h2>
