@@ -1,24 +1,32 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
+import type { RunningServer } from '@exb/server/main.js';
 
 export interface DevelopmentEnvironment {
   lmsUrl: string;
   serviceUrl: string;
   launchPageUrl: string;
+  /** The development LMS's simulated exam browser, which the service's handoff page links to. */
+  examBrowserUrl: string;
   close(): Promise<void>;
 }
 
 /**
  * Starts the development LMS and the service configured for each other: the LMS knows the service's registration,
  * keys and redirect URIs; the service trusts the LMS as its issuer, key set and OAuth provider, with the testbed on.
+ * The LMS's simulated exam browser opens configurations with the development certificate the service generated.
  *
  * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1) for the LMS; everything else is passed to the
- * service (`PORT`, `BASE_URL`, `DATABASE_URL`, ...). Both are addressed as `localhost`, so the tool frame inside the
- * LMS page is same-site and its cookies work over plain http.
+ * service (`PORT`, `BASE_URL`, `DATABASE_URL`, ...). Both are addressed as `localhost`. With `lmsTls` the LMS is served
+ * over HTTPS with that certificate, which makes the tool's http frame cross-site to it, as under a production LMS.
  */
-export async function startDevelopment(env: NodeJS.ProcessEnv = process.env): Promise<DevelopmentEnvironment> {
-  const { createMockLms } = await import('./lms/index.js');
-  const { DEVELOPMENT_LTI_CLIENT_ID, DEVELOPMENT_LTI_DEPLOYMENT_ID } = await import('@exb/server/config.js');
+export async function startDevelopment(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { lmsTls?: { cert: string; key: string } } = {},
+): Promise<DevelopmentEnvironment> {
+  const { createMockLms, EXAM_BROWSER_PATH } = await import('./lms/index.js');
+  const { developmentExamBrowserIdentity } = await import('./lms/exam-browser/identity.js');
+  const { DEVELOPMENT_LTI_CLIENT_ID, DEVELOPMENT_LTI_DEPLOYMENT_ID } = await import('@exb/server/config/app-config.js');
 
   const lmsPort = Number(env.LMS_PORT ?? 3001);
   if (!Number.isInteger(lmsPort) || lmsPort < 0 || lmsPort > 65535) throw new Error(`LMS_PORT must be a port number, got "${env.LMS_PORT}"`);
@@ -34,10 +42,12 @@ export async function startDevelopment(env: NodeJS.ProcessEnv = process.env): Pr
     oauthClientSecret: env.LMS_OAUTH_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
     themeJavaScriptUrl: `${serviceUrl}/js/lms-exb-theme-loader.js`,
   };
-  const lms = createMockLms({ baseUrl: `http://${publicHost}:${lmsPort}`, tool });
-  const lmsServer = await lms.startHttpServer({ port: lmsPort, host: lmsHost });
+  const scheme = options.lmsTls ? 'https' : 'http';
+  const lms = createMockLms({ baseUrl: `${scheme}://${publicHost}:${lmsPort}`, tool });
+  const lmsServer = await lms.startHttpServer({ port: lmsPort, host: lmsHost, ...(options.lmsTls ? { tls: options.lmsTls } : {}) });
 
-  let service: { url: string; close(): Promise<void> };
+  const examBrowserUrl = `${lms.baseUrl}${EXAM_BROWSER_PATH}`;
+  let service: RunningServer;
   try {
     const { startServer } = await import('@exb/server/main.js');
     service = await startServer({
@@ -50,11 +60,13 @@ export async function startDevelopment(env: NodeJS.ProcessEnv = process.env): Pr
       LMS_OAUTH_CLIENT_ID: tool.oauthClientId,
       LMS_OAUTH_CLIENT_SECRET: tool.oauthClientSecret,
       TESTBED_ENABLED: 'true',
-    });
+    }, { developmentLms: { examBrowserUrl } });
   } catch (error) {
     await lmsServer.close();
     throw error;
   }
+
+  lms.examBrowser.enable(developmentExamBrowserIdentity(service.config));
 
   // Use the registration the service actually serves, so the LMS launches exactly what an administrator would paste.
   try {
@@ -69,6 +81,7 @@ export async function startDevelopment(env: NodeJS.ProcessEnv = process.env): Pr
     lmsUrl: lms.baseUrl,
     serviceUrl: service.url,
     launchPageUrl: lms.launchPageUrl,
+    examBrowserUrl,
     async close() {
       await service.close();
       await lmsServer.close();
@@ -93,7 +106,11 @@ async function main(argv: string[]): Promise<void> {
         `  Service          ${running.serviceUrl}`,
         '',
         `  Launch page: ${running.launchPageUrl}`,
-        '  (launch as an instructor, a student, an administrator, a designer or a TA)',
+        '  (launch as an instructor, a student, an administrator, a designer or a TA,',
+        '   or open a link with its own custom fields, as a course author could write it)',
+        '',
+        `  Simulated exam browser: ${running.examBrowserUrl}`,
+        '  (a student\'s download page links to it: "Open in the testbed\'s simulated exam browser")',
         '',
         '',
       ].join('\n'),

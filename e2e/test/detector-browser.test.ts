@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '../../server/src/config/dev-secrets.js';
 import { freePort } from '../../server/src/free-port.js';
 import { createTestApp, type TestApp } from '../../server/test/support/app.js';
+import { failNextWrites } from '../../server/test/support/db-faults.js';
 import { DEPLOYMENT_ID, ISSUER, instructor, sessionFor, student, type TestSession } from '../../server/test/support/sessions.js';
 import {
   downloadConfiguration,
@@ -74,18 +75,19 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
   /** The code enforcement put on the quiz in the LMS. */
   let accessCode: string;
 
-  /** A service request as the tool's own pages send it (mutations carry Fetch Metadata). */
+  /** A service request as the tool's own pages send it (mutations carry Fetch Metadata and a JSON body). */
   async function serviceRequest(
     method: 'GET' | 'POST' | 'PUT',
     url: string,
     cookie: string,
     body?: Record<string, unknown>,
   ): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+    const payload = body ?? (method === 'GET' ? undefined : {});
     const response = await t.app.inject({
       method,
       url,
       headers: { cookie, ...(method === 'GET' ? {} : { 'sec-fetch-site': 'same-origin' }) },
-      ...(body === undefined ? {} : { payload: body }),
+      ...(payload === undefined ? {} : { payload }),
     });
     return { status: response.statusCode, body: response.body, headers: response.headers };
   }
@@ -441,6 +443,60 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
       await tab.close();
     } finally {
       quiz.accessCode = accessCode;
+    }
+  });
+
+  /** Redemptions fail for real: PostgreSQL refuses the exit grant's insert `times` times. */
+  const failRedemptions = (times: number) =>
+    failNextWrites(t.databaseUrl, { table: 'exb_student_token', operation: 'INSERT', when: "new.purpose = 'exit-grant'", times });
+
+  it('redeems with a fresh proof after a failed redemption, and the quiz opens', async () => {
+    const opened = await studentConfiguration();
+    const fault = await failRedemptions(1);
+    try {
+      const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened), lmsUser: 'student1' });
+      const { page } = tab;
+      const since = lastSeq();
+      await takeQuiz(page, QUIZ);
+      await page.locator('#submit_quiz_form').waitFor({ timeout: 15_000 });
+      await settled(page);
+
+      expect(await fault.refused()).toBe(1);
+      expect(codePosts(QUIZ, since).map((call) => call.body.access_code)).toEqual([accessCode]);
+      // The prompt page: proof, failed redemption, fresh proof, redemption; then the open quiz proves for its tools.
+      expect(callsOf(tab, 'POST', `/api/exb/access-code/${COURSE}/${CONTENT_ID}`).map((call) => call.status)).toEqual([500, 200, 200]);
+      expect(callsOf(tab, 'POST', `/api/exb/access-proof/${COURSE}/${CONTENT_ID}`).map((call) => call.status)).toEqual([200, 200, 200]);
+      expect(await page.locator(PANEL).count()).toBe(0);
+      expect(tab.problems.filter((problem) => !/500/.test(problem))).toEqual([]);
+      await tab.close();
+    } finally {
+      await fault.remove();
+    }
+  });
+
+  it('tells the student to reload when the retried redemption fails too, and leaves the prompt alone', async () => {
+    const opened = await studentConfiguration();
+    const fault = await failRedemptions(2);
+    try {
+      const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened), lmsUser: 'student1' });
+      const { page } = tab;
+      const since = lastSeq();
+      await takeQuiz(page, QUIZ);
+      const panel = page.locator(PANEL);
+      await panel.waitFor({ timeout: 15_000 });
+      await settled(page);
+
+      expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe('Access code not available');
+      expect(await panel.textContent()).toContain('Reload this page to try again.');
+      expect(callsOf(tab, 'POST', '/api/exb/access-code/').map((call) => call.status)).toEqual([500, 500]);
+      expect(await page.locator('form.access_code_form').count()).toBe(1);
+      expect(await page.locator('#quiz_access_code').inputValue()).toBe('');
+      expect(codePosts(QUIZ, since)).toEqual([]);
+      expect(await page.content()).not.toContain(accessCode);
+      expect(tab.problems.filter((problem) => !/500/.test(problem))).toEqual([]);
+      await tab.close();
+    } finally {
+      await fault.remove();
     }
   });
 

@@ -30,14 +30,16 @@ describe('exam-browser simulator against the setup-check routes', () => {
   });
   afterAll(() => t.close());
 
+  /** A match answers 200; a mismatch 403 INVALID_EXB_SETUP_CHECK_PROOF, naming the failed check (Document 3). */
   async function checkProof(configKeyHash: string, url: string) {
     const response = await fetch(`${base}/api/exb/check-proof`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ configKeyHash, url }),
     });
-    expect(response.status).toBe(200);
-    return (await response.json()) as { success: boolean; checks: { configKey: boolean; expectedUrl: boolean } };
+    const body = (await response.json()) as { success: boolean; error_code?: string; checks: { configKey: boolean; expectedUrl: boolean } };
+    expect(response.status).toBe(body.success ? 200 : 403);
+    return body;
   }
 
   it('downloads with HEAD then GET, decrypts with the development key and proves the Config Key', async () => {
@@ -66,8 +68,9 @@ describe('exam-browser simulator against the setup-check routes', () => {
   it('fails the key check for a browser with another Config Key', async () => {
     const wrong = new SimulatedExamBrowser({ configKey: randomBytes(32).toString('hex') });
     const url = `${base}/exb/check`;
-    expect(await checkProof(wrong.pageApi(url).security.configKey, url)).toEqual({
-      success: true,
+    expect(await checkProof(wrong.pageApi(url).security.configKey, url)).toMatchObject({
+      success: false,
+      error_code: 'INVALID_EXB_SETUP_CHECK_PROOF',
       checks: { configKey: false, expectedUrl: true },
     });
   });

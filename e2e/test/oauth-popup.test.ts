@@ -24,11 +24,10 @@ interface Environment {
 }
 
 /**
- * The development LMS and the service. `local`: both on `localhost`, where the session cookie is a plain `Lax` cookie
- * shared by the tool frame and a popup. `cross-site`: the service on `http://127.0.0.2`, which the service does not
- * treat as local development, so its session cookie is `SameSite=None; Secure; Partitioned` as on a real https origin
- * (Chromium counts all of 127.0.0.0/8 as a secure context), and the LMS on `localhost` is another site: the tool frame
- * is a third-party context with its own cookie partition, exactly as under a real LMS.
+ * The development LMS and the service; the session cookie is `SameSite=None; Secure; Partitioned` on both (Chromium
+ * counts `localhost` and all of 127.0.0.0/8 as secure contexts). `local`: both on `localhost`, one site, so the tool
+ * frame and a popup share one partition. `cross-site`: the service on `http://127.0.0.2` and the LMS on `localhost`,
+ * another site: the tool frame is a third-party context with its own cookie partition, exactly as under a real LMS.
  */
 async function startEnvironment(kind: 'local' | 'cross-site', browser: Browser): Promise<Environment> {
   const database = await createTestDatabase();
@@ -82,7 +81,7 @@ async function storedGrants(db: Database): Promise<{ lms_user_id: string; grant_
 
 /**
  * The button in the tool frame → ticket → popup at the start with the ticket → LMS approval → callback in the popup →
- * completion signal → the tool frame reloads.
+ * completion signal → the tool frame, without reloading, checks the grant again and opens the dashboard.
  */
 async function authorizeThroughPopup(env: Environment, page: Page, tool: Frame): Promise<Page> {
   const { dev } = env;
@@ -103,17 +102,16 @@ async function authorizeThroughPopup(env: Environment, page: Page, tool: Frame):
   expect((await request.response())?.status()).toBe(302);
 
   await popup.waitForURL((url) => url.href.startsWith(`${dev.lmsUrl}/login/oauth2/auth`), { timeout: 15_000 });
-  const reloaded = page.waitForEvent('framenavigated', { predicate: (frame) => frame === tool, timeout: 15_000 });
   await popup.locator('#oauth2_accept').click();
   await popup.waitForURL((url) => url.href.startsWith(`${dev.serviceUrl}/api/oauth2callback`), { timeout: 15_000 });
   await popup.locator('#exb-bootstrap').waitFor({ state: 'attached' });
   expect(await bootstrapOf(popup)).toEqual({ view: 'lms-oauth-connected', lmsReturnUrl: `${dev.lmsUrl}/accounts/1`, redirectUrl: '/lti/launch' });
   await expect.poll(() => popup.getByText('The tool has been told').count()).toBe(1);
 
-  // The completion signal reached the tool frame, which reloaded itself from the server.
-  await reloaded;
-  await tool.getByRole('button', { name: AUTHORIZE_BUTTON }).waitFor({ timeout: 15_000 });
-  expect(await tool.evaluate(() => (window as unknown as Record<string, unknown>).exbBeforeAuthorization)).toBeUndefined();
+  // The completion signal reached the tool frame, which asked again and now shows the dashboard, in the same page.
+  await tool.getByText('Connected courses').first().waitFor({ timeout: 15_000 });
+  expect(await tool.getByRole('button', { name: AUTHORIZE_BUTTON }).count()).toBe(0);
+  expect(await tool.evaluate(() => (window as unknown as Record<string, unknown>).exbBeforeAuthorization)).toBe(true);
   expect(tool.url()).toBe(`${dev.serviceUrl}/lti/launch`);
 
   expect(await storedGrants(env.db)).toEqual([{ lms_user_id: '1', grant_type: 'account_admin', account_id: '1' }]);
@@ -136,7 +134,7 @@ describe.runIf(browserAvailable())('LMS authorization popup opened from the tool
     });
     afterAll(() => env?.close());
 
-    it('administrator: button → ticket → popup → LMS approval → completion signal reloads the tool', async () => {
+    it('administrator: button → ticket → popup → LMS approval → completion signal opens the dashboard', async () => {
       const page = await env.context.newPage();
       const tool = await launchAdministrator(page, env.dev);
       const popup = await authorizeThroughPopup(env, page, tool);
@@ -176,7 +174,7 @@ describe.runIf(browserAvailable())('LMS authorization popup opened from the tool
       await page.close();
     });
 
-    it('administrator: the handed-over session completes the authorization and the tool reloads', async () => {
+    it('administrator: the handed-over session completes the authorization and the tool opens the dashboard', async () => {
       const page = await env.context.newPage();
       const tool = await launchAdministrator(page, env.dev);
       const popup = await authorizeThroughPopup(env, page, tool);

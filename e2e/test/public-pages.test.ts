@@ -47,6 +47,30 @@ describe.runIf(browserAvailable())('public pages in Chromium', () => {
     await page.close();
   });
 
+  it('shows an LMS error description from the callback URL as short plain text', async () => {
+    // Anyone can send a user to the callback with a description of their choosing.
+    const description = `<img src=x onerror="window.injected=1"><b>Your account is locked.</b> ${'Call 555-0100 to restore it. '.repeat(20)}`;
+    const page = await browser.context.newPage();
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    const response = await page.goto(`${t.url}/api/oauth2callback?error=access_denied&error_description=${encodeURIComponent(description)}`);
+    expect(response?.status()).toBe(400);
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent(), { timeout: 15_000 }).toBe('LMS authorization did not complete');
+    const shown = page.locator('dd').filter({ hasText: 'Your account is locked' });
+    const text = (await shown.textContent())!;
+    expect(text.startsWith('<img src=x onerror="window.injected=1"><b>Your account is locked.</b> Call 555-0100')).toBe(true);
+    expect([...text]).toHaveLength(160);
+    expect(text.endsWith('…')).toBe(true);
+    expect(await page.locator('#root img, #root b').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { injected?: number }).injected)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
   it('runs under the strict content security policy without errors', () => {
     expect(consoleErrors).toEqual([]);
   });

@@ -5,7 +5,7 @@ import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POPUP_TICKET_PARAM, POPUP_TICKET_PATH } from '@exb/shared/oauth-popup-ticket.js';
 import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '../../server/src/config/dev-secrets.js';
-import { isGeneratedAccessCode } from '../../server/src/domain/enforcement/access-code.js';
+import { isGeneratedAccessCode } from '../../server/src/domain/enforcement/code-generator.js';
 import { freePort } from '../../server/src/free-port.js';
 import { createTestApp, type TestApp } from '../../server/test/support/app.js';
 import {

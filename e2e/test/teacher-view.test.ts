@@ -79,7 +79,7 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
       },
     });
     // An administrator's preset rollout, as it leaves the course's catalog.
-    settings = createSettingsRepository(t.db.orm, t.config.secrets.appSecret);
+    settings = createSettingsRepository(t.db, t.config.secrets.appSecret);
     await settings.saveCourseDefaults('101', {
       courseId: '101',
       urlRules: [],
@@ -148,9 +148,9 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
     await expect.poll(() => tool.getByRole('heading', { level: 1 }).textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('Biology 101');
     await visible(tool.getByRole('button', { name: 'Authorize the tool in the LMS' }));
     await visible(tool.getByText(/^LMS:\s*Not connected$/));
-    // Nothing is listed yet, and the action that needs the LMS waits for the authorization.
-    await visible(tool.getByText('No quizzes are listed yet.'));
-    expect(await tool.getByRole('button', { name: 'Refresh from LMS' }).isDisabled()).toBe(true);
+    // Nothing of the course is shown before the connection proves who the teacher is and which course this is.
+    expect(await tool.getByRole('tab', { name: 'Assessments' }).count()).toBe(0);
+    expect(await tool.getByRole('button', { name: 'Refresh from LMS' }).count()).toBe(0);
     await screenshot('01-not-connected');
   });
 
@@ -192,7 +192,7 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
     await tool.getByLabel(/^Set an exit password/).fill(EXIT_PASSWORD);
     await tool.getByLabel('The setup of this course is complete').click({ force: true });
     await tool.getByRole('button', { name: 'Add a website' }).click();
-    await tool.getByRole('group', { name: 'Course website 1' }).getByLabel('Page address').fill('https://dictionary.example.org/');
+    await tool.getByRole('group', { name: 'Course website 1' }).getByLabel('Page address').fill('https://dictionary.example.org/define');
     // The school's tool: switchable only, no edit, copy or remove.
     const schoolTool = tool.getByRole('group', { name: 'School dictionary' });
     await visible(schoolTool.getByText('School-managed'));
@@ -244,7 +244,7 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
 
     await tool.getByLabel('Use a list for this assessment').click({ force: true });
     // The own list starts as a copy of the course's websites.
-    expect(await tool.getByRole('group', { name: 'Website 1' }).getByLabel('Page address').inputValue()).toBe('https://dictionary.example.org/');
+    expect(await tool.getByRole('group', { name: 'Website 1' }).getByLabel('Page address').inputValue()).toBe('https://dictionary.example.org/define');
     await tool.getByRole('button', { name: 'Add a website' }).click();
     const second = tool.getByRole('group', { name: 'Website 2' });
     await second.getByLabel('Page address').fill('https://library.example.edu/reserves');
@@ -254,6 +254,10 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
 
     await tool.getByRole('button', { name: 'Add a website' }).click();
     const third = tool.getByRole('group', { name: 'Website 3' });
+    // The exam browser would open the whole site for its front page: refused at the field, with the alternative.
+    await third.getByLabel('Page address').fill('https://library.example.edu/?lang=en');
+    await tool.getByRole('button', { name: 'Save settings' }).click();
+    await visible(third.getByText('allows every page of a site', { exact: false }));
     await third.getByLabel('Page address').fill('http://insecure.example.com/page');
     await tool.getByRole('button', { name: 'Save settings' }).click();
     await visible(third.getByText('Only exact https:// URLs are allowed'));
@@ -360,6 +364,31 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
     await expect.poll(() => heading.count(), { timeout: PAGE_TIMEOUT_MS }).toBe(0);
     await tool.getByRole('button', { name: 'Refresh from LMS' }).click();
     await visible(tool.getByText('Found 6 assessments.'));
+  });
+
+  it('refreshes an expired grant without asking, and asks only when the LMS refuses the refresh', async () => {
+    const expireStoredToken = () =>
+      t.db.orm.em.getConnection().execute("update lms_oauth_token set access_token_expires_at = now() - interval '1 minute'", [], 'run');
+    const reloadTool = async () => {
+      await tool.evaluate(() => window.location.reload());
+      await expect.poll(() => tool.getByRole('heading', { level: 1 }).textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe('Biology 101');
+    };
+    const refreshes = () => lms.calls.count('POST /login/oauth2/token');
+
+    await expireStoredToken();
+    const before = refreshes();
+    await reloadTool();
+    await visible(tool.getByText(/^LMS:\s*Connected$/));
+    expect(await tool.getByRole('button', { name: 'Authorize the tool in the LMS' }).count()).toBe(0);
+    expect(refreshes()).toBe(before + 1);
+
+    await expireStoredToken();
+    for (const record of lms.state.tokens.values()) if (record.userId === 2) lms.oauth.revoke(record);
+    await reloadTool();
+    await visible(tool.getByRole('heading', { name: 'Authorize the tool again' }));
+    await visible(tool.getByText(/^LMS:\s*Not connected$/));
+    expect(await tool.getByRole('button', { name: 'Refresh from LMS' }).isDisabled()).toBe(true);
+    await screenshot('15-refresh-refused');
   });
 
   it('renders without script errors or policy violations', () => {

@@ -33,7 +33,6 @@ const PRODUCTION_CONTEXT: DetectorRouteContext = {
     baseUrl: 'https://exb.example.edu',
     lmsUrl: 'https://lms.example.edu',
     production: true,
-    trustProxy: false,
     testbedEnabled: false,
     lti: { clientId: '10000000000001', deploymentIds: ['1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb'] },
     exb: { debugEnabled: false, detectorDiagnosticsEnabled: false },

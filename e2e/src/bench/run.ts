@@ -1,9 +1,12 @@
 /**
  * Runs the hot-path benchmarks: `npm run bench` (everything) or `node e2e/dist/bench/run.js detector`.
- * BENCH_DURATION_MS, BENCH_ROUNDS and BENCH_CONNECTIONS tune every benchmark alike.
+ * BENCH_DURATION_MS, BENCH_ROUNDS and BENCH_CONNECTIONS tune every benchmark alike; BENCH_PROFILE_DIR writes CPU profiles
+ * of the student benchmark's service process there, BENCH_STUDENTS sizes its synchronized start.
  */
 import { availableParallelism } from 'node:os';
+import { benchAdmin, formatAdminBench } from './admin.js';
 import { benchDetector, formatDetectorBench } from './detector.js';
+import { benchPresets, formatPresetBench } from './presets.js';
 import { benchStudent, formatStudentBench } from './student.js';
 
 interface Benchmark {
@@ -22,9 +25,26 @@ const BENCHMARKS: Record<string, Benchmark> = {
     description: 'cached detector script vs a static string route of the same size',
     run: async (settings) => formatDetectorBench(await benchDetector(settings)),
   },
+  admin: {
+    description: 'administrator summary and course list pages at 2,000 courses and 20,000 assessments vs a bare route (PostgreSQL)',
+    run: async (settings) => formatAdminBench(await benchAdmin(settings)),
+  },
+  presets: {
+    description: 'a tool preset rolled out to 2,000 connected courses through reconcile passes, as the dashboard drives them (PostgreSQL, development LMS)',
+    run: async () => formatPresetBench(await benchPresets()),
+  },
   student: {
-    description: 'requirement, proof, redemption, download and a whole student start vs a bare route (PostgreSQL, development LMS)',
-    run: async (settings) => formatStudentBench(await benchStudent(settings)),
+    description:
+      'the service in production mode in its own process vs a bare Fastify server: requirement, scripts, proof, redemption, ' +
+      'download, whole start, and a synchronized start of 3,000 students (PostgreSQL, development LMS over TLS)',
+    run: async (settings) =>
+      formatStudentBench(
+        await benchStudent({
+          ...settings,
+          ...(process.env.BENCH_PROFILE_DIR ? { profileDir: process.env.BENCH_PROFILE_DIR } : {}),
+          ...(process.env.BENCH_STUDENTS ? { students: positiveInteger('BENCH_STUDENTS', 3_000) } : {}),
+        }),
+      ),
   },
 };
 

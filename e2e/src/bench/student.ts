@@ -1,58 +1,82 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { randomBytes, generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import type { FastifyInstance } from 'fastify';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
-import { buildApp } from '@exb/server';
-import { loadConfig, type AppConfig } from '@exb/server/config.js';
-import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '@exb/server/config/dev-secrets.js';
-import { openDatabase, type Database } from '@exb/server/db/orm.js';
-import { defaultAssessmentSettings } from '@exb/server/domain/settings/model.js';
-import { createSettingsRepository } from '@exb/server/domain/settings/settings-repository.js';
-import { createStudentServices, type StudentServices } from '@exb/server/domain/student/services.js';
-import type { StudentPolicy } from '@exb/server/domain/student/policy.js';
-import { CertificateStore } from '@exb/server/exb/certificate-store.js';
+import { loadConfig } from '@exb/server/config/app-config.js';
+import { generateSelfSignedCertificate } from '@exb/server/exb/certificate.js';
+import { openDatabase } from '@exb/server/db/orm.js';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
 import { freePort } from '@exb/server/free-port.js';
 import { createLogger } from '@exb/server/logger.js';
-import { createOAuthServices } from '@exb/server/oauth/services.js';
 import { ActionTokens } from '@exb/server/security/action-token.js';
-import { OneTimeStore } from '@exb/server/security/one-time-store.js';
-import { deriveKey } from '@exb/server/security/derived-keys.js';
 import { randomToken } from '@exb/server/security/random-token.js';
 import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
+import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
 import { openConfiguration } from '../exb-simulator/open.js';
-import { createMockLms, type MockLms, type RunningLmsServer } from '../lms/index.js';
+import { opaqueId } from '../lms/ids.js';
+import { createMockLms, type RunningLmsServer } from '../lms/index.js';
 import { assertLoopback, formatLoadResult, mergeResults, runLoad, type LoadResult } from './load.js';
+import type { ServerRequest, ServerSeed } from './server-process.js';
 
 /**
- * The student hot paths on loopback, beside a bare Fastify route of the same application in the same run: the
- * requirement check, the proof (against a class's worth of stored per-download Config Keys), the redemption, the
- * download (with a fresh LMS session URL from the development LMS over HTTP, and without one), and a whole student start
- * (grant → HEAD → GET → proof → redemption). Everything the service does runs for real: PostgreSQL (DATABASE_URL, else
- * an embedded server), the certificate encryption, the LMS call.
+ * The student hot paths as a synchronized exam start meets them, measured from outside. The service runs in production
+ * mode in a child process of its own (its log written synchronously to a file, as a production process writes it);
+ * a bare Fastify 5 server runs in a second child process in the same run; the development LMS (over TLS, since
+ * production only talks HTTPS to the LMS) and the load generator run here. The two servers' CPU time is read from
+ * inside them (`process.cpuUsage()`, all threads) before and after every measured window, so the CPU per request is
+ * the server's own, whatever the generator costs. Windows alternate between the bare server and the service, round
+ * after round, so drift in a shared machine hits both.
  *
- * One-time tokens cannot be replayed, so the redemption and download rounds draw from tokens minted beforehand with the
- * service's own store; a start mints its own. The load loop, the development LMS and the service share this process:
- * absolute numbers include their cost, the ratios are what the comparison is for. In the whole start, decrypting the
- * downloaded file (the exam browser's work) is left out of the latency.
+ * Paths: the requirement check (against the bare JSON route), the detector and theme-loader scripts (against a bare
+ * static string route of the detector's size), the proof (against a class's worth of stored per-download Config Keys),
+ * the redemption, the download (with a fresh LMS session URL, and without one), and the whole start (grant → HEAD →
+ * GET → proof → redemption). Then a synchronized start: 3,000 students, 100 at a time, each loading the quiz page's
+ * scripts and requirement and then running the whole start. One-time tokens cannot be replayed, so the redemption and
+ * download windows draw from tokens the service mints beforehand; a start mints its own.
  */
 
 export interface StudentBenchOptions {
   durationMs?: number;
   rounds?: number;
   connections?: number;
+  /** Students of the synchronized start, and how many start at once. */
+  students?: number;
+  studentsAtOnce?: number;
+  /** Writes V8 CPU profiles of the service process here (`--cpu-prof`). */
+  profileDir?: string;
+}
+
+export interface PathResult {
+  key: string;
+  label: string;
+  result: LoadResult;
+  /** Server CPU time per request (per start for the whole start), microseconds. */
+  cpuMicros: number;
+  /** The bare route's CPU per request over this path's, where a bare route compares. */
+  cpuRatio?: number;
+}
+
+export interface SyncStartResult {
+  students: number;
+  atOnce: number;
+  failures: number;
+  durationMs: number;
+  steps: { step: string; p99: number; p50: number }[];
+  cpuMicrosPerStudent: number;
+  firstFailure?: string;
 }
 
 export interface StudentBenchResult {
-  bare: LoadResult;
-  targets: { label: string; result: LoadResult }[];
-  /** Server-side cost of building and encrypting one configuration, in milliseconds. */
-  buildMs: { withSession: number; deterministic: number };
+  paths: PathResult[];
+  sync: SyncStartResult;
   storedConfigKeys: number;
+  peakRssMb: number;
+  logLines: number;
 }
 
 const COURSE = '101';
@@ -61,212 +85,186 @@ const QUIZ = 'classicquiz_201';
 /** The quiz the download and start rounds use, so their keys do not grow the proof's candidate set. */
 const DOWNLOAD_QUIZ = 'classicquiz_202';
 const STUDENT = { lmsUserId: '3', ltiSubject: 'bench-student-3' };
+const COURSE_CONTEXT_ID = opaqueId('course', 101);
+const DEPLOYMENT_ID = '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb';
+const LTI_ISSUER = 'https://canvas.bench.test';
+const BASE_URL = 'https://exb.bench.test';
 /** Downloads made before measuring, so the proof compares against a class's worth of stored keys. */
 const CLASS_SIZE = 200;
 const HUGE_BUDGET = 100_000_000;
+/** What a TLS-terminating proxy in front adds; the service trusts loopback proxies. */
+const PROXY_HEADERS = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
+const SERVER_SCRIPT = fileURLToPath(new URL('./server-process.js', import.meta.url));
 
-interface Setup {
-  app: FastifyInstance;
-  origin: string;
-  services: StudentServices;
-  policy: StudentPolicy;
-  downloadPolicy: StudentPolicy;
-  studentCookie: string;
-  /** Issued per start, as the page a student loads would. */
-  actionToken(): string;
-  identity: { certificatePem: string; privateKeyPem: string };
-  config: AppConfig;
-  close(): Promise<void>;
-}
+class ServerProcess {
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 
-export async function benchStudent(options: StudentBenchOptions = {}): Promise<StudentBenchResult> {
-  const durationMs = options.durationMs ?? 3_000;
-  const rounds = options.rounds ?? 3;
-  const connections = options.connections ?? 16;
-  const setup = await startService();
-  try {
-    const { origin, services, policy, downloadPolicy } = setup;
-    const agent = new http.Agent({ keepAlive: true, maxSockets: connections * 4, maxFreeSockets: connections * 4 });
-
-    // A class downloads: every student's configuration carries its own session URL and Config Key.
-    const classGrants = await mintGrants(services, policy, CLASS_SIZE, '3');
-    let lastConfigKey = '';
-    await inParallel(classGrants, 16, async (grant) => {
-      const response = await request(agent, origin, 'GET', downloadPath(QUIZ, grant));
-      if (response.status !== 200) throw new Error(`class download answered ${response.status}`);
-      lastConfigKey = openConfiguration(response.body, setup.identity).configKey;
+  private constructor(
+    readonly child: ChildProcess,
+    readonly port: number,
+  ) {
+    child.on('message', (message: { id?: number; result?: unknown; error?: string }) => {
+      if (message.id === undefined) return;
+      const waiter = this.waiting.get(message.id);
+      this.waiting.delete(message.id);
+      if (message.error !== undefined) waiter?.reject(new Error(message.error));
+      else waiter?.resolve(message.result);
     });
-    const takeUrl = new URL(`/courses/${COURSE}/quizzes/201/take`, setup.config.lmsUrl).href;
-    const proofBody = JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, lastConfigKey), url: takeUrl });
-    const proof = await request(agent, origin, 'POST', `/api/exb/access-proof/${COURSE}/${QUIZ}`, proofBody, { 'content-type': 'application/json' });
-    if (proof.status !== 200) throw new Error(`proof answered ${proof.status}: ${proof.body.toString()}`);
+  }
 
-    const fixed = {
-      bare: { url: `${origin}/bench/bare` },
-      requirement: { url: `${origin}/api/exb/requirement/${COURSE}/${QUIZ}` },
-      proof: {
-        url: `${origin}/api/exb/access-proof/${COURSE}/${QUIZ}`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: proofBody,
-      },
-    };
-    const results: Record<string, LoadResult[]> = {};
-    const record = (label: string, result: LoadResult) => (results[label] ??= []).push(result);
+  static start(kind: 'bare' | 'service', env: NodeJS.ProcessEnv, seed: ServerSeed, profileDir?: string): Promise<ServerProcess> {
+    const child = fork(SERVER_SCRIPT, [kind], {
+      env: { ...env, BENCH_SEED: JSON.stringify(seed) },
+      execArgv: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    return new Promise((resolve, reject) => {
+      const failed = (code: number | null) => reject(new Error(`the ${kind} server exited with ${code} before it was ready`));
+      child.once('exit', failed);
+      child.once('message', (message: { ready?: boolean; port?: number }) => {
+        if (message.ready !== true) return;
+        child.off('exit', failed);
+        resolve(new ServerProcess(child, message.port!));
+      });
+    });
+  }
 
-    // Warm-up: caches, JIT, connection pools.
-    for (const target of Object.values(fixed)) await runLoad({ ...target, connections, durationMs: Math.min(durationMs, 500) });
+  get origin(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
 
-    for (let round = 0; round < rounds; round += 1) {
-      record('bare', await runLoad({ ...fixed.bare, connections, durationMs }));
-      record('requirement', await runLoad({ ...fixed.requirement, connections, durationMs }));
-      record('proof', await runLoad({ ...fixed.proof, connections, durationMs }));
+  call<T>(request: ServerRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.child.send({ ...request, id });
+    });
+  }
 
-      const proofTokens = await mintProofs(services, policy, 40_000);
-      record(
-        'redemption',
-        await runIterations(connections, durationMs, proofTokens, async (token) =>
-          timed(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${QUIZ}`, undefined, { 'x-exb-proof-token': token }),
-        ),
-      );
+  /** CPU time of the whole process (every thread) so far, microseconds. */
+  async cpu(): Promise<{ micros: number; maxRssKb: number }> {
+    const usage = await this.call<{ cpu: NodeJS.CpuUsage; maxRssKb: number }>({ type: 'cpu' });
+    return { micros: usage.cpu.user + usage.cpu.system, maxRssKb: usage.maxRssKb };
+  }
 
-      const sessionGrants = await mintGrants(services, downloadPolicy, 6_000, '3');
-      record(
-        'download',
-        await runIterations(connections, durationMs, sessionGrants, (grant) => timed(agent, origin, 'GET', downloadPath(DOWNLOAD_QUIZ, grant))),
-      );
-
-      const plainGrants = await mintGrants(services, downloadPolicy, 20_000, null);
-      record(
-        'download-deterministic',
-        await runIterations(connections, durationMs, plainGrants, (grant) => timed(agent, origin, 'GET', downloadPath(DOWNLOAD_QUIZ, grant))),
-      );
-
-      const startTakeUrl = new URL(`/courses/${COURSE}/quizzes/202/take`, setup.config.lmsUrl).href;
-      record('start', await runIterations(connections, durationMs, null, () => studentStart(agent, setup, startTakeUrl)));
-    }
-
-    const bare = mergeResults(results.bare!);
-    const labels: [string, string][] = [
-      ['requirement', 'requirement check (200 true)'],
-      ['proof', `access proof (${CLASS_SIZE} stored keys)`],
-      ['redemption', 'access-code redemption'],
-      ['download', 'download, session URL (LMS call)'],
-      ['download-deterministic', 'download, deterministic'],
-      ['start', 'whole student start (5 requests)'],
-    ];
-    // A fresh look from the minting instance, which has opened none of them.
-    const storedConfigKeys = (await services.store.refreshConfigKeys(COURSE, QUIZ, policy.fingerprint)).length;
-    return {
-      bare,
-      targets: labels.map(([key, label]) => ({ label, result: mergeResults(results[key]!) })),
-      buildMs: measureBuilds(services, policy, setup.config),
-      storedConfigKeys,
-    };
-  } finally {
-    await setup.close();
+  async stop(): Promise<void> {
+    if (this.child.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    await this.call({ type: 'stop' }).catch(() => undefined);
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (this.child.exitCode === null) this.child.kill('SIGTERM');
   }
 }
 
-export function formatStudentBench(result: StudentBenchResult): string {
-  const ratio = (r: LoadResult) => `${(r.requestsPerSecond / result.bare.requestsPerSecond).toFixed(3)} of bare`;
-  return [
-    formatLoadResult('bare Fastify route (200)', result.bare),
-    ...result.targets.map(({ label, result: r }) => `${formatLoadResult(label, r)}  ${ratio(r)}`),
-    `per-download build and encryption in process: ${result.buildMs.withSession.toFixed(3)} ms with a session URL, ` +
-      `${result.buildMs.deterministic.toFixed(3)} ms deterministic (RSA-2048 pkhs, keys and policy cached per fingerprint)`,
-    `Config Keys the proof compared against (stored for the proven quiz): ${result.storedConfigKeys}`,
-  ].join('\n');
+/** Runs `work` and reads the server's CPU time around it. */
+async function measured(server: ServerProcess, work: () => Promise<LoadResult>): Promise<{ result: LoadResult; cpuMicros: number }> {
+  const before = await server.cpu();
+  const result = await work();
+  const after = await server.cpu();
+  return { result, cpuMicros: after.micros - before.micros };
 }
 
-async function startService(): Promise<Setup> {
+interface Environment {
+  bare: ServerProcess;
+  service: ServerProcess;
+  lmsServer: RunningLmsServer;
+  lmsUrl: string;
+  studentCookie: string;
+  actionToken(): string;
+  identity: { certificatePem: string; privateKeyPem: string };
+  logFile: string;
+  close(): Promise<void>;
+}
+
+async function startEnvironment(profileDir: string | undefined): Promise<Environment> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'exb-bench-student-'));
-  const logger = createLogger('silent');
-  const database = await benchDatabase(dataDir);
-  const servicePort = await freePort();
-  const serviceOrigin = `http://127.0.0.1:${servicePort}`;
-  let lms: MockLms | undefined;
-  let lmsServer: RunningLmsServer | undefined;
-  let db: Database | undefined;
-  let app: FastifyInstance | undefined;
+  const cleanups: (() => Promise<unknown> | unknown)[] = [() => rmSync(dataDir, { recursive: true, force: true })];
+  const close = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  };
   try {
-    lms = createMockLms({
-      baseUrl: 'http://127.0.0.1:1',
+    const database = await benchDatabase(dataDir);
+    cleanups.push(() => database.drop());
+
+    // Production talks HTTPS to the LMS: the development LMS gets a certificate for 127.0.0.1 the service trusts.
+    const lmsTlsKey = path.join(dataDir, 'lms-tls-key.pem');
+    const lmsTlsCert = path.join(dataDir, 'lms-tls-cert.pem');
+    execFileSync('openssl', [
+      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', lmsTlsKey, '-out', lmsTlsCert,
+    ], { stdio: 'ignore' });
+    const lmsPort = await freePort();
+    const lmsUrl = `https://127.0.0.1:${lmsPort}`;
+    const lms = createMockLms({
+      baseUrl: lmsUrl,
       tool: {
-        baseUrl: serviceOrigin,
+        baseUrl: BASE_URL,
         clientId: '10000000000001',
-        deploymentId: '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb',
+        deploymentId: DEPLOYMENT_ID,
         oauthClientId: '170000000000042',
         oauthClientSecret: 'bench-oauth-client-secret',
       },
     });
-    lmsServer = await lms.startHttpServer({ port: 0 });
-    assertLoopback(new URL(lms.baseUrl));
-    const config = loadConfig({
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      BASE_URL: serviceOrigin,
+    const lmsServer = await lms.startHttpServer({
+      port: lmsPort,
+      tls: { cert: readFileSync(lmsTlsCert, 'utf8'), key: readFileSync(lmsTlsKey, 'utf8') },
+    });
+    cleanups.push(() => lmsServer.close());
+
+    // Production is given every secret; these are made for the run.
+    const certificate = generateSelfSignedCertificate({ commonName: 'exam-enforcement bench', days: 2 });
+    const certificateFile = path.join(dataDir, 'exb-certificate.pem');
+    writeFileSync(certificateFile, certificate.certificatePem);
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const servicePort = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      BASE_URL,
       PORT: String(servicePort),
       HOST: '127.0.0.1',
-      LMS_URL: lms.baseUrl,
+      TRUST_PROXY: 'loopback',
+      LMS_URL: lmsUrl,
+      LTI_ISSUER,
+      LTI_CLIENT_ID: '10000000000001',
+      LTI_DEPLOYMENT_ID: DEPLOYMENT_ID,
       LMS_OAUTH_CLIENT_ID: '170000000000042',
       LMS_OAUTH_CLIENT_SECRET: 'bench-oauth-client-secret',
+      APP_SECRET: randomBytes(48).toString('base64url'),
+      TOKEN_ENCRYPTION_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
+      LTI_TOOL_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      EXB_CONFIG_CERTIFICATE: certificateFile,
       DATA_DIR: dataDir,
+      NODE_EXTRA_CA_CERTS: lmsTlsCert,
       ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
-    });
-    db = await openDatabase({ databaseUrl: database.url, dataDir, logger, poolSize: 20 });
-    await db.migrate();
-    const budgets = {
-      grantPerPrincipal: HUGE_BUDGET,
-      grantPerIp: HUGE_BUDGET,
-      downloadPerIp: HUGE_BUDGET,
-      proofPerIp: HUGE_BUDGET,
-      redeemPerIp: HUGE_BUDGET,
-      readinessPerPrincipal: HUGE_BUDGET,
     };
-    app = await buildApp({ config, logger, db, exbStudent: { budgets } });
-    app.get('/bench/bare', async () => ({ success: true, exbRequired: true }));
-    await app.listen({ port: servicePort, host: '127.0.0.1' });
-
-    const settings = createSettingsRepository(db.orm, config.secrets.appSecret);
-    for (const contentId of [QUIZ, DOWNLOAD_QUIZ]) {
-      await settings.saveAssessmentSettings(COURSE, {
-        ...defaultAssessmentSettings(COURSE, contentId),
-        exbRequired: true,
-        enabled: true,
-        accessCode: 'bench-code-1',
-        exitPasswordOverride: 'bench-exit',
-      });
-    }
-    const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'));
-    const oauth = createOAuthServices(config, db.orm, oneTimeStore, logger);
+    const config = loadConfig(env);
     const issued = lms.oauth.issueToken({ user: Number(STUDENT.lmsUserId), scopes: APPLICATION_SCOPES, expiresIn: null });
-    await oauth.oauth.tokens.saveAuthorization({
-      lmsUserId: STUDENT.lmsUserId,
-      scopes: APPLICATION_SCOPES,
-      accessToken: issued.accessToken,
-      refreshToken: issued.refreshToken,
-      expiresInSeconds: null,
-      lmsUserName: issued.response.user.name,
-      lmsGlobalUserId: issued.response.user.global_id,
-      lmsRegion: issued.response.canvas_region,
-      accountId: null,
-    });
+    const logFile = path.join(dataDir, 'service.log');
+    const seed: ServerSeed = {
+      courseId: COURSE,
+      contentIds: [QUIZ, DOWNLOAD_QUIZ],
+      courseContextId: COURSE_CONTEXT_ID,
+      student: {
+        ...STUDENT,
+        accessToken: issued.accessToken,
+        refreshToken: issued.refreshToken,
+        name: issued.response.user.name,
+      },
+      staticBytes: 0,
+      logFile,
+      budget: HUGE_BUDGET,
+    };
+    const service = await ServerProcess.start('service', env, seed, profileDir);
+    cleanups.push(() => service.stop());
+    assertLoopback(new URL(service.origin));
 
-    const pool = await db.orm.em.getConnection().getNativeClient();
-    const services = createStudentServices({
-      config,
-      pool,
-      logger,
-      certificates: CertificateStore.load(config.exb, logger),
-      lms: oauth.lms,
-      tokens: oauth.oauth.tokens,
-    });
-    const policy = await services.loadPolicy(COURSE, QUIZ);
-    const downloadPolicy = await services.loadPolicy(COURSE, DOWNLOAD_QUIZ);
-    if (policy === null || !policy.active || downloadPolicy === null || !downloadPolicy.active) {
-      throw new Error('the benchmark assessments are not enforced');
-    }
+    const probe = await request(new http.Agent(), service.origin, 'GET', DETECTOR_SCRIPT_PATH);
+    if (probe.status !== 200) throw new Error(`the detector script answered ${probe.status}; run \`npm run build\` first`);
+    const bare = await ServerProcess.start('bare', { PATH: process.env.PATH }, { ...seed, staticBytes: probe.body.length, logFile: undefined });
+    cleanups.push(() => bare.stop());
 
     const session = {
       sid: randomToken(),
@@ -274,53 +272,197 @@ async function startService(): Promise<Setup> {
         kind: 'student' as const,
         ...STUDENT,
         issuer: config.lti.issuer,
-        deploymentId: '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb',
+        deploymentId: DEPLOYMENT_ID,
+        ltiContextId: COURSE_CONTEXT_ID,
         courseId: COURSE,
       },
       launchTarget: `/exb/launch/${DOWNLOAD_QUIZ}`,
       exbLaunches: {},
       createdAt: Date.now(),
     };
-    // The session plugin's own sealing, so the cookie is exactly what a launch would have set.
-    const sessions = app as unknown as { createSecureSession(data: unknown): unknown; encodeSecureSession(session: unknown): string };
-    const sealed = sessions.encodeSecureSession(sessions.createSecureSession({ data: session }));
-    const secrets = path.join(dataDir, 'secrets');
-    const identity = {
-      certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
-      privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
-    };
-    const running = { app, lmsServer, db };
+    const cookie = await service.call<string>({ type: 'cookie', session });
     const actionTokens = ActionTokens.fromAppSecret(config.secrets.appSecret);
     return {
-      app,
-      origin: serviceOrigin,
-      services,
-      policy,
-      downloadPolicy,
-      studentCookie: `${SESSION_COOKIE_NAME}=${encodeURIComponent(sealed)}`,
+      bare,
+      service,
+      lmsServer,
+      lmsUrl,
+      studentCookie: `${SESSION_COOKIE_NAME}=${cookie}`,
       actionToken: () => actionTokens.issue(session, 'config-grant'),
-      identity,
-      config,
-      async close() {
-        await running.app.close();
-        await running.lmsServer.close();
-        await running.db.close();
-        await database.drop();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
+      identity: { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem },
+      logFile,
+      close,
     };
   } catch (error) {
-    await app?.close();
-    await lmsServer?.close();
-    await db?.close();
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await close();
     throw error;
   }
 }
 
+export async function benchStudent(options: StudentBenchOptions = {}): Promise<StudentBenchResult> {
+  const durationMs = options.durationMs ?? 3_000;
+  const rounds = options.rounds ?? 3;
+  const connections = options.connections ?? 16;
+  const env = await startEnvironment(options.profileDir);
+  try {
+    const { bare, service } = env;
+    const origin = service.origin;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
+    const grantPayload = (sessionUserId: string | null) => ({
+      principal: { kind: sessionUserId === null ? 'instructor' : 'student', issuer: LTI_ISSUER, ...STUDENT },
+      sessionUserId,
+    });
+    const mint = (purpose: 'config-grant' | 'access-proof', contentId: string, count: number, payload?: unknown) =>
+      service.call<string[]>({ type: 'mint', purpose, contentId, count, ...(payload === undefined ? {} : { payload }) });
+
+    // A class downloads: every student's configuration carries its own session URL and Config Key.
+    const classGrants = await mint('config-grant', QUIZ, CLASS_SIZE, grantPayload(STUDENT.lmsUserId));
+    let lastConfigKey = '';
+    await inParallel(classGrants, 16, async (grant) => {
+      const response = await request(agent, origin, 'GET', downloadPath(QUIZ, grant));
+      if (response.status !== 200) throw new Error(`class download answered ${response.status}: ${response.body.toString()}`);
+      lastConfigKey = openConfiguration(response.body, env.identity).configKey;
+    });
+    const takeUrl = new URL(`/courses/${COURSE}/quizzes/201/take`, env.lmsUrl).href;
+    const proofBody = JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, lastConfigKey), url: takeUrl });
+    const proof = await request(agent, origin, 'POST', `/api/exb/access-proof/${COURSE}/${QUIZ}`, proofBody, { 'content-type': 'application/json' });
+    if (proof.status !== 200) throw new Error(`proof answered ${proof.status}: ${proof.body.toString()}`);
+
+    const fixed = {
+      'bare-json': { server: bare, url: `${bare.origin}/bench/bare` },
+      requirement: { server: service, url: `${origin}/api/exb/requirement/${COURSE}/${QUIZ}`, headers: { ...PROXY_HEADERS, origin: env.lmsUrl } },
+      'bare-static': { server: bare, url: `${bare.origin}/bench/static` },
+      detector: { server: service, url: `${origin}${DETECTOR_SCRIPT_PATH}`, headers: PROXY_HEADERS },
+      'theme-loader': { server: service, url: `${origin}${THEME_LOADER_PATH}`, headers: PROXY_HEADERS },
+      proof: {
+        server: service,
+        url: `${origin}/api/exb/access-proof/${COURSE}/${QUIZ}`,
+        method: 'POST',
+        headers: { ...PROXY_HEADERS, origin: env.lmsUrl, 'content-type': 'application/json' },
+        body: proofBody,
+      },
+    } as const;
+    const windows: Record<string, { result: LoadResult; cpuMicros: number }[]> = {};
+    const record = (key: string, window: { result: LoadResult; cpuMicros: number }) => (windows[key] ??= []).push(window);
+
+    // Warm-up: caches, JIT, connection pools.
+    for (const { server: _server, ...target } of Object.values(fixed)) {
+      await runLoad({ ...target, connections, durationMs: Math.min(durationMs, 500) });
+    }
+    const startTakeUrl = new URL(`/courses/${COURSE}/quizzes/202/take`, env.lmsUrl).href;
+    await runIterations(connections, Math.min(durationMs, 500), null, () => studentStart(agent, env, startTakeUrl));
+
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [key, { server, ...target }] of Object.entries(fixed)) {
+        record(key, await measured(server, () => runLoad({ ...target, connections, durationMs })));
+      }
+      const proofTokens = await mint('access-proof', QUIZ, 30_000);
+      record(
+        'redemption',
+        await measured(service, () =>
+          runIterations(connections, durationMs, proofTokens, (token) =>
+            timed(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${QUIZ}`, undefined, {
+              ...PROXY_HEADERS,
+              origin: env.lmsUrl,
+              'x-exb-proof-token': token,
+            }),
+          ),
+        ),
+      );
+      record('bare-json', await measured(bare, () => runLoad({ ...fixed['bare-json'], connections, durationMs })));
+      const sessionGrants = await mint('config-grant', DOWNLOAD_QUIZ, 6_000, grantPayload(STUDENT.lmsUserId));
+      record(
+        'download',
+        await measured(service, () =>
+          runIterations(connections, durationMs, sessionGrants, (grant) => timed(agent, origin, 'GET', downloadPath(DOWNLOAD_QUIZ, grant), undefined, PROXY_HEADERS)),
+        ),
+      );
+      const plainGrants = await mint('config-grant', DOWNLOAD_QUIZ, 15_000, grantPayload(null));
+      record(
+        'download-deterministic',
+        await measured(service, () =>
+          runIterations(connections, durationMs, plainGrants, (grant) => timed(agent, origin, 'GET', downloadPath(DOWNLOAD_QUIZ, grant), undefined, PROXY_HEADERS)),
+        ),
+      );
+      record('start', await measured(service, () => runIterations(connections, durationMs, null, () => studentStart(agent, env, startTakeUrl))));
+    }
+
+    const sync = await synchronizedStart(agent, env, startTakeUrl, options.students ?? 3_000, options.studentsAtOnce ?? 100);
+    agent.destroy();
+
+    const merged = (key: string) => {
+      const list = windows[key]!;
+      const result = mergeResults(list.map((window) => window.result));
+      const cpu = list.reduce((sum, window) => sum + window.cpuMicros, 0);
+      return { result, cpuMicros: result.requests === 0 ? 0 : cpu / result.requests };
+    };
+    const bareJson = merged('bare-json');
+    const bareStatic = merged('bare-static');
+    const labels: [string, string, { cpuMicros: number } | undefined][] = [
+      ['bare-json', 'bare Fastify JSON route', undefined],
+      ['requirement', 'requirement check (200 true)', bareJson],
+      ['bare-static', 'bare Fastify static route', undefined],
+      ['detector', 'detector script (production)', bareStatic],
+      ['theme-loader', 'theme loader script', bareStatic],
+      ['proof', `access proof (${CLASS_SIZE} stored keys)`, undefined],
+      ['redemption', 'access-code redemption', undefined],
+      ['download', 'download, session URL (LMS call)', undefined],
+      ['download-deterministic', 'download, deterministic', undefined],
+      ['start', 'whole start (grant,HEAD,GET,proof,code)', undefined],
+    ];
+    const peak = await service.cpu();
+    const logLines = readFileSync(env.logFile, 'utf8').split('\n').filter(Boolean).length;
+    return {
+      paths: labels.map(([key, label, against]) => {
+        const { result, cpuMicros } = merged(key);
+        return { key, label, result, cpuMicros, ...(against === undefined ? {} : { cpuRatio: against.cpuMicros / cpuMicros }) };
+      }),
+      sync,
+      storedConfigKeys: CLASS_SIZE,
+      peakRssMb: peak.maxRssKb / 1024,
+      logLines,
+    };
+  } finally {
+    await env.close();
+  }
+}
+
+/** The targets of the speed work, for the summary line. */
+export const STUDENT_TARGETS = { requirementRatio: 0.6, detectorRatio: 0.8, proofMicros: 250, startMicros: 6_000, rssMb: 250 } as const;
+
+export function formatStudentBench(result: StudentBenchResult): string {
+  const by = (key: string) => result.paths.find((path) => path.key === key)!;
+  const lines = result.paths.map(({ label, result: r, cpuMicros, cpuRatio }) =>
+    `${formatLoadResult(label, r)}  cpu ${cpuMicros >= 1000 ? `${(cpuMicros / 1000).toFixed(2)} ms` : `${cpuMicros.toFixed(0)} µs`}` +
+      (cpuRatio === undefined ? '' : `  ratio ${cpuRatio.toFixed(2)}`),
+  );
+  const sync = result.sync;
+  lines.push(
+    `synchronized start: ${sync.students} students, ${sync.atOnce} at a time: ${(sync.durationMs / 1000).toFixed(1)} s, ` +
+      `${sync.failures} failed, server cpu ${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} ms per student (page scripts included)` +
+      (sync.firstFailure === undefined ? '' : `; first failure: ${sync.firstFailure}`),
+    `  p99 per step: ${sync.steps.map((step) => `${step.step} ${step.p99.toFixed(1)} ms`).join(', ')}`,
+    `service peak RSS ${result.peakRssMb.toFixed(0)} MB; ${result.logLines} log lines written`,
+  );
+  const t = STUDENT_TARGETS;
+  const mark = (ok: boolean) => (ok ? 'ok' : 'MISS');
+  const requirement = by('requirement').cpuRatio!;
+  const detector = by('detector').cpuRatio!;
+  const proof = by('proof').cpuMicros;
+  const start = by('start').cpuMicros;
+  lines.push(
+    `SUMMARY requirement-ratio ${requirement.toFixed(2)} (${mark(requirement >= t.requirementRatio)} >=${t.requirementRatio}) ` +
+      `detector-ratio ${detector.toFixed(2)} (${mark(detector >= t.detectorRatio)} >=${t.detectorRatio}) ` +
+      `proof-cpu ${proof.toFixed(0)}us (${mark(proof <= t.proofMicros)} <=${t.proofMicros}) ` +
+      `start-cpu ${(start / 1000).toFixed(2)}ms (${mark(start <= t.startMicros)} <=${t.startMicros / 1000}) ` +
+      `sync ${sync.students - sync.failures}/${sync.students} in ${(sync.durationMs / 1000).toFixed(1)}s ` +
+      `rss ${result.peakRssMb.toFixed(0)}MB (${mark(result.peakRssMb < t.rssMb)} <${t.rssMb})`,
+  );
+  return lines.join('\n');
+}
+
 /** A fresh database on DATABASE_URL's server, dropped afterwards; without DATABASE_URL the embedded server. */
-async function benchDatabase(dataDir: string): Promise<{ url: string | undefined; drop(): Promise<void> }> {
+export async function benchDatabase(dataDir: string): Promise<{ url: string | undefined; drop(): Promise<void> }> {
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl === undefined || serverUrl === '') return { url: undefined, drop: async () => undefined };
   const name = `exb_bench_${randomBytes(6).toString('hex')}`;
@@ -342,37 +484,6 @@ async function benchDatabase(dataDir: string): Promise<{ url: string | undefined
   };
 }
 
-async function mintGrants(services: StudentServices, policy: StudentPolicy, count: number, sessionUserId: string | null): Promise<string[]> {
-  const principal = { kind: sessionUserId === null ? 'instructor' : 'student', issuer: 'bench', lmsUserId: STUDENT.lmsUserId };
-  return mint(services, policy, count, 'config-grant', { principal, sessionUserId });
-}
-
-async function mintProofs(services: StudentServices, policy: StudentPolicy, count: number): Promise<string[]> {
-  return mint(services, policy, count, 'access-proof', undefined);
-}
-
-async function mint(
-  services: StudentServices,
-  policy: StudentPolicy,
-  count: number,
-  purpose: 'config-grant' | 'access-proof',
-  payload: unknown,
-): Promise<string[]> {
-  const tokens: string[] = [];
-  for (let offset = 0; offset < count; offset += 1000) {
-    const batch = Array.from({ length: Math.min(1000, count - offset) }, () => ({
-      purpose,
-      courseId: COURSE,
-      contentId: policy.contentId,
-      fingerprint: policy.fingerprint,
-      // Long enough for the whole run, which the service's clock measures in real time.
-      ttlSeconds: 3600,
-      ...(payload === undefined ? {} : { payload }),
-    }));
-    for (const issued of await services.store.issue(batch)) tokens.push(issued.token);
-  }
-  return tokens;
-}
 
 function downloadPath(contentId: string, grant: string): string {
   return `/exb/config/${COURSE}/${contentId}.exb?grant=${grant}`;
@@ -431,41 +542,119 @@ async function timed(
   return { ok: answer.status === 200, ms: answer.ms, bytes: answer.body.length };
 }
 
-/** One start as the student's browsers make it; the latency is the sum of the five requests. */
-async function studentStart(agent: http.Agent, setup: Setup, takeUrl: string): Promise<{ ok: boolean; ms: number; bytes: number }> {
-  const { origin } = setup;
-  const grant = await request(
-    agent,
-    origin,
-    'POST',
-    `/api/exb/config-grant/${COURSE}/${DOWNLOAD_QUIZ}`,
-    JSON.stringify({ actionToken: setup.actionToken() }),
-    { cookie: setup.studentCookie, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+type StepTimes = Record<string, number>;
+
+/**
+ * One start as the student's browsers make it: the grant from the tool page, the exam browser's HEAD and GET of the
+ * download, the proof and the redemption from the quiz page. The latency is the sum of the five requests; decrypting the
+ * downloaded file (the exam browser's work) is left out. With `pageLoad`, the quiz page's theme loader, requirement
+ * check and detector script come first, as the LMS page loads them.
+ */
+async function studentStart(
+  agent: http.Agent,
+  env: Environment,
+  takeUrl: string,
+  steps?: StepTimes,
+  pageLoad = false,
+): Promise<{ ok: boolean; ms: number; bytes: number; failure?: string }> {
+  const origin = env.service.origin;
+  const lms = { ...PROXY_HEADERS, origin: env.lmsUrl };
+  let total = 0;
+  const step = async (name: string, answer: Promise<HttpAnswer>): Promise<HttpAnswer> => {
+    const done = await answer;
+    total += done.ms;
+    if (steps !== undefined) steps[name] = done.ms;
+    return done;
+  };
+  const fail = (name: string, answer: HttpAnswer) => ({ ok: false, ms: total, bytes: 0, failure: `${name} ${answer.status} ${answer.body.toString().slice(0, 160)}` });
+  if (pageLoad) {
+    for (const [name, pathname] of [
+      ['theme-loader', THEME_LOADER_PATH],
+      ['requirement', `/api/exb/requirement/${COURSE}/${DOWNLOAD_QUIZ}`],
+      ['detector', DETECTOR_SCRIPT_PATH],
+    ] as const) {
+      const answer = await step(name, request(agent, origin, 'GET', pathname, undefined, name === 'requirement' ? lms : PROXY_HEADERS));
+      if (answer.status !== 200) return fail(name, answer);
+    }
+  }
+  const grant = await step(
+    'grant',
+    request(agent, origin, 'POST', `/api/exb/config-grant/${COURSE}/${DOWNLOAD_QUIZ}`, JSON.stringify({ actionToken: env.actionToken() }), {
+      ...PROXY_HEADERS,
+      cookie: env.studentCookie,
+      'content-type': 'application/json',
+      'sec-fetch-site': 'same-origin',
+    }),
   );
-  if (grant.status !== 200) return { ok: false, ms: grant.ms, bytes: 0 };
-  const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^exb:/, 'http:'));
+  if (grant.status !== 200) return fail('grant', grant);
+  const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^exbs?:/, 'http:'));
   const pathAndQuery = `${launch.pathname}${launch.search}`;
-  const head = await request(agent, origin, 'HEAD', pathAndQuery);
-  const download = await request(agent, origin, 'GET', pathAndQuery);
-  if (head.status !== 200 || download.status !== 200) return { ok: false, ms: grant.ms + head.ms + download.ms, bytes: 0 };
-  const { configKey } = openConfiguration(download.body, setup.identity);
-  const proof = await request(
-    agent,
-    origin,
-    'POST',
-    `/api/exb/access-proof/${COURSE}/${DOWNLOAD_QUIZ}`,
-    JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, configKey), url: takeUrl }),
-    { 'content-type': 'application/json' },
+  const head = await step('head', request(agent, origin, 'HEAD', pathAndQuery, undefined, PROXY_HEADERS));
+  if (head.status !== 200) return fail('head', head);
+  const download = await step('download', request(agent, origin, 'GET', pathAndQuery, undefined, PROXY_HEADERS));
+  if (download.status !== 200) return fail('download', download);
+  const { configKey } = openConfiguration(download.body, env.identity);
+  const proof = await step(
+    'proof',
+    request(
+      agent,
+      origin,
+      'POST',
+      `/api/exb/access-proof/${COURSE}/${DOWNLOAD_QUIZ}`,
+      JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, configKey), url: takeUrl }),
+      { ...lms, 'content-type': 'application/json' },
+    ),
   );
-  if (proof.status !== 200) return { ok: false, ms: grant.ms + head.ms + download.ms + proof.ms, bytes: 0 };
+  if (proof.status !== 200) return fail('proof', proof);
   const token = (JSON.parse(proof.body.toString('utf8')) as { proofToken: string }).proofToken;
-  const redemption = await request(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${DOWNLOAD_QUIZ}`, undefined, {
-    'x-exb-proof-token': token,
-  });
+  const redemption = await step(
+    'code',
+    request(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${DOWNLOAD_QUIZ}`, undefined, { ...lms, 'x-exb-proof-token': token }),
+  );
+  if (redemption.status !== 200) return fail('code', redemption);
+  return { ok: true, ms: total, bytes: download.body.length };
+}
+
+/** Every student of a class starts within the same minute, `atOnce` at a time; no start may fail. */
+async function synchronizedStart(agent: http.Agent, env: Environment, takeUrl: string, students: number, atOnce: number): Promise<SyncStartResult> {
+  const names = ['theme-loader', 'requirement', 'detector', 'grant', 'head', 'download', 'proof', 'code'];
+  const times = new Map(names.map((name) => [name, [] as number[]]));
+  let failures = 0;
+  let firstFailure: string | undefined;
+  let next = 0;
+  const before = await env.service.cpu();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(atOnce, students) }, async () => {
+      while (next < students) {
+        next += 1;
+        const steps: StepTimes = {};
+        const outcome = await studentStart(agent, env, takeUrl, steps, true).catch((error: unknown) => ({
+          ok: false,
+          failure: String(error),
+        }));
+        if (!outcome.ok) {
+          failures += 1;
+          firstFailure ??= outcome.failure;
+        }
+        for (const [name, ms] of Object.entries(steps)) times.get(name)!.push(ms);
+      }
+    }),
+  );
+  const durationMs = performance.now() - started;
+  const after = await env.service.cpu();
+  const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return {
-    ok: redemption.status === 200,
-    ms: grant.ms + head.ms + download.ms + proof.ms + redemption.ms,
-    bytes: download.body.length,
+    students,
+    atOnce,
+    failures,
+    durationMs,
+    steps: names.map((step) => {
+      const sorted = times.get(step)!.sort((a, b) => a - b);
+      return { step, p50: at(sorted, 0.5), p99: at(sorted, 0.99) };
+    }),
+    cpuMicrosPerStudent: (after.micros - before.micros) / students,
+    ...(firstFailure === undefined ? {} : { firstFailure }),
   };
 }
 
@@ -524,18 +713,4 @@ async function inParallel<T>(items: readonly T[], width: number, task: (item: T)
       while (next < items.length) await task(items[next++]!);
     }),
   );
-}
-
-function measureBuilds(services: StudentServices, policy: StudentPolicy, config: AppConfig): { withSession: number; deterministic: number } {
-  const sessionUrl = new URL(`/courses/${COURSE}/quizzes/201?session_token=${'x'.repeat(60)}`, config.lmsUrl).href;
-  const time = (run: () => void, count: number) => {
-    for (let i = 0; i < 20; i += 1) run();
-    const started = performance.now();
-    for (let i = 0; i < count; i += 1) run();
-    return (performance.now() - started) / count;
-  };
-  return {
-    withSession: time(() => services.configurations.build(policy, sessionUrl), 300),
-    deterministic: time(() => services.configurations.build(policy, null), 300),
-  };
 }

@@ -87,15 +87,60 @@ export class SimulatedExamBrowser {
    * page script runs, computing the hashes in the page for the frame's own URL, as the real browser does.
    */
   initScript(): string {
-    const settings = {
+    return pageApiScript(JSON.stringify(this.scriptSettings()));
+  }
+
+  /**
+   * The name of a frame that shows pages as this browser: pages that run {@link SimulatedExamBrowser.frameNameScript}
+   * inside it get this browser's page API. A frame keeps its name across navigations, so every page it loads has it.
+   */
+  frameName(): string {
+    return FRAME_NAME_PREFIX + JSON.stringify(this.scriptSettings());
+  }
+
+  /**
+   * Script text for the head of pages that may be shown in such a frame (the testbed's simulated exam browser frames
+   * the development LMS's pages): the page API of {@link initScript} when the window's name carries a browser's
+   * settings, nothing in any other window.
+   */
+  static frameNameScript(): string {
+    return pageApiScript(`(function (name, prefix) {
+    if (typeof name !== 'string' || name.indexOf(prefix) !== 0) return null;
+    try {
+      var parsed = JSON.parse(name.slice(prefix.length));
+      return /^[0-9a-f]{64}$/.test(parsed.configKey) ? parsed : null;
+    } catch (error) {
+      return null;
+    }
+  })(window.name, ${JSON.stringify(FRAME_NAME_PREFIX)})`);
+  }
+
+  private scriptSettings(): ScriptSettings {
+    return {
       configKey: this.configKey,
       browserExamKey: this.browserExamKey ?? null,
       platform: this.platform,
       version: this.version,
     };
-    return `(function () {
+  }
+}
+
+/** What the in-page script needs; JSON, so it can travel in a script's text or in a window's name. */
+interface ScriptSettings {
+  configKey: string;
+  browserExamKey: string | null;
+  platform: ExamBrowserPlatform;
+  version: string;
+}
+
+const FRAME_NAME_PREFIX = 'exb-simulated-exam-browser:';
+
+/** The page API script over the settings `settingsSource` evaluates to; a `null` there leaves the page alone. */
+function pageApiScript(settingsSource: string): string {
+  return `(function () {
   'use strict';
-  var settings = ${JSON.stringify(settings)};
+  var settings = ${settingsSource};
+  if (!settings) return;
   var K = ${JSON.stringify(SHA256_ROUND_CONSTANTS)};
   var INITIAL = ${JSON.stringify(SHA256_INITIAL_HASH)};
   ${IN_PAGE_SHA256}
@@ -132,7 +177,6 @@ export class SimulatedExamBrowser {
   });
 })();
 `;
-  }
 }
 
 /**

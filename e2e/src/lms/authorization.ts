@@ -1,11 +1,14 @@
 import { isoSeconds } from './clock.js';
 import type { LmsRuntime } from './context.js';
-import { apiErrors } from './errors.js';
+import { LmsHttpError, apiErrors } from './errors.js';
+import { safeEqual } from './ids.js';
+import type { ParamObject } from './params.js';
 import { scopesAllow } from './scopes.js';
 import type { AccessTokenRecord, User } from './state.js';
 
 export interface ApiAuth {
-  token: AccessTokenRecord;
+  /** The access token of the call; `null` when the browser's LMS session made it (the LMS's own pages do). */
+  token: AccessTokenRecord | null;
   user: User;
 }
 
@@ -19,13 +22,20 @@ function bearerToken(request: Request, url: URL): string | undefined {
 }
 
 /**
- * Authenticates an API call the way the LMS does, in its order: a token must be present, known, not revoked and not
+ * Authenticates an API call the way the LMS does, in its order. A presented token must be known, not revoked and not
  * expired; then, on a scope-enforcing developer key, one of the token's `url:METHOD|/path` scopes must match the
- * request. The user's rights in the addressed course or account are checked by each handler afterwards.
+ * request. Without a token, the browser's LMS session authenticates the call (scopes belong to tokens and do not
+ * apply), but a call that changes something must carry the session's authenticity token. The user's rights in the
+ * addressed course or account are checked by each handler afterwards.
  */
-export function authenticateApiCall(lms: LmsRuntime, request: Request, url: URL): ApiAuth {
+export function authenticateApiCall(
+  lms: LmsRuntime,
+  request: Request,
+  url: URL,
+  session: { cookies: Record<string, string>; body: ParamObject },
+): ApiAuth {
   const presented = bearerToken(request, url);
-  if (!presented) throw apiErrors.unauthenticated();
+  if (!presented) return sessionAuth(lms, request, session);
   const token = lms.oauth.findByAccessToken(presented);
   if (!token) throw apiErrors.invalidToken();
   if (token.revokedAt !== null) throw apiErrors.revokedToken();
@@ -38,6 +48,19 @@ export function authenticateApiCall(lms: LmsRuntime, request: Request, url: URL)
     throw apiErrors.insufficientScopes();
   }
   return { token, user };
+}
+
+function sessionAuth(lms: LmsRuntime, request: Request, { cookies, body }: { cookies: Record<string, string>; body: ParamObject }): ApiAuth {
+  const webSession = lms.sessions.fromCookies(cookies);
+  const user = lms.sessions.userOf(webSession);
+  if (!webSession || !user) throw apiErrors.unauthenticated();
+  if (request.method !== 'GET' && request.method !== 'HEAD') {
+    const presented = request.headers.get('x-csrf-token') ?? (typeof body.authenticity_token === 'string' ? body.authenticity_token : '');
+    if (!safeEqual(presented, webSession.csrfToken)) {
+      throw new LmsHttpError(422, { errors: [{ message: 'Invalid AuthenticityToken' }] });
+    }
+  }
+  return { token: null, user };
 }
 
 /** The "user not authorized" answer, with the status this LMS uses. */

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { CallLog } from './calls.js';
 import type { Clock } from './clock.js';
+import type { ExamBrowserHost } from './exam-browser/host.js';
 import type { FaultRegistry, Hangs } from './faults.js';
 import type { OAuthProvider } from './oauth/provider.js';
 import type { WebSessions } from './pages/session.js';
@@ -93,5 +94,7 @@ export interface LmsRuntime {
   readonly oauth: OAuthProvider;
   readonly platform: Platform;
   readonly sessions: WebSessions;
+  /** The testbed's simulated exam browser (off unless enabled). */
+  readonly examBrowser: ExamBrowserHost;
   nextErrorReportId(): number;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { HttpHandler } from 'msw';
 import { CallLog } from './calls.js';
 import { Clock, isoSeconds } from './clock.js';
+import { ExamBrowserHost } from './exam-browser/host.js';
 import type { LmsRuntime, LmsSettings, MockLmsOptions, ResolvedTool, ToolOptions } from './context.js';
 import { FaultRegistry, Hangs } from './faults.js';
 import { OAuthProvider } from './oauth/provider.js';
@@ -25,7 +26,7 @@ export type { PlatformKey } from './platform/keys.js';
 export type { HttpServerOptions, RunningLmsServer } from './server.js';
 export type { OAuthProvider, IssuedToken, TokenResponseBody } from './oauth/provider.js';
 export type { Platform } from './platform/platform.js';
-export type { LmsState } from './state.js';
+export type { LmsState, CourseInput, ResourceLinkInput, ResourceLink, Course, Account } from './state.js';
 export { demoSeed, DEMO_PERSONAS } from './seed.js';
 export { APPLICATION_SCOPES, ADMIN_SCOPES } from './scopes.js';
 export { LTI_ROLES } from './platform/roles.js';
@@ -34,6 +35,8 @@ export { defaultRegistrationDocument } from './platform/registration.js';
 export { parseLinkHeader, DEFAULT_PER_PAGE, MAX_PER_PAGE } from './pagination.js';
 export { SESSION_COOKIE } from './pages/session.js';
 export { ANY_ROUTE } from './faults.js';
+export { EXAM_BROWSER_PATH } from './exam-browser/host.js';
+export type { ExamBrowserHost, ExamBrowserIdentity } from './exam-browser/host.js';
 
 export const DEFAULT_ISSUER = 'https://canvas.instructure.com';
 
@@ -59,6 +62,11 @@ export interface MockLms {
   readonly routes: readonly string[];
   /** The testbed page listing demo people and placements. */
   readonly launchPageUrl: string;
+  /**
+   * The testbed's simulated exam browser at `EXAM_BROWSER_PATH`: `enable(identity)` turns it on with the certificate
+   * configurations are encrypted for, and LMS pages framed by it get the exam browser's page API.
+   */
+  readonly examBrowser: ExamBrowserHost;
   /** Logs `person` into the LMS and returns a `Cookie` header value for requests to its pages and endpoints. */
   webSessionCookie(person: number | string): string;
   /** Reloads the seed and forgets tokens, sessions, launches, faults, calls, clock offset, extra keys and registration changes. */
@@ -129,6 +137,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
     calls: new CallLog(),
     hangs: new Hangs(),
     secret: randomBytes(32),
+    examBrowser: new ExamBrowserHost(tool.baseUrl),
     nextErrorReportId: () => ++errorReportId,
   } as Omit<LmsRuntime, 'oauth' | 'platform' | 'sessions'> as LmsRuntime;
   const mutable = runtime as { -readonly [K in keyof LmsRuntime]: LmsRuntime[K] };
@@ -158,6 +167,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
     get launchPageUrl() {
       return `${runtime.baseUrl}/`;
     },
+    examBrowser: runtime.examBrowser,
     webSessionCookie: (person) => runtime.sessions.cookieFor(person),
     reset() {
       runtime.hangs.releaseAll();
@@ -167,6 +177,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
       state.load(seed);
       state.themeJavaScriptUrl = themeJavaScriptUrl;
       runtime.platform.reset();
+      runtime.examBrowser.clear();
     },
     startHttpServer: (serverOptions) => startLmsHttpServer(runtime, routes, serverOptions),
   };

@@ -9,6 +9,14 @@ export interface Page<T> {
   link: string;
 }
 
+export interface PageOptions {
+  /** False for collections whose total the LMS does not count: no `rel="last"`. */
+  countTotal?: boolean;
+  /** The path the links use; default the request's. Routes built from a resolved record name it by its number. */
+  path?: string;
+  defaultPerPage?: number;
+}
+
 function positiveInt(value: string | null): number | undefined {
   if (value === null || !/^\d+$/.test(value)) return undefined;
   const parsed = Number(value);
@@ -22,10 +30,10 @@ function positiveInt(value: string | null): number | undefined {
  * re-serialised with sorted keys, then `page` and `per_page`. Some collections do not count their total and
  * therefore omit `last`.
  */
-export function paginate<T>(baseUrl: string, url: URL, items: readonly T[], options: { countTotal?: boolean } = {}): Page<T> {
+export function paginate<T>(baseUrl: string, url: URL, items: readonly T[], options: PageOptions = {}): Page<T> {
   const countTotal = options.countTotal ?? true;
   const requested = positiveInt(url.searchParams.get('per_page'));
-  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, requested ?? DEFAULT_PER_PAGE));
+  const perPage = Math.min(MAX_PER_PAGE, Math.max(1, requested ?? options.defaultPerPage ?? DEFAULT_PER_PAGE));
   const page = positiveInt(url.searchParams.get('page')) ?? 1;
   const start = (page - 1) * perPage;
   const pageItems = items.slice(start, start + perPage);
@@ -35,7 +43,8 @@ export function paginate<T>(baseUrl: string, url: URL, items: readonly T[], opti
     ([key]) => !['page', 'per_page', 'access_token', 'api_key'].includes(key),
   );
   const query = toRailsQuery(parseNestedParams(kept));
-  const linkTo = (n: number) => `${baseUrl}${url.pathname}?${query ? `${query}&` : ''}page=${n}&per_page=${perPage}`;
+  const path = options.path ?? url.pathname;
+  const linkTo = (n: number) => `${baseUrl}${path}?${query ? `${query}&` : ''}page=${n}&per_page=${perPage}`;
 
   const links: string[] = [`<${linkTo(page)}>; rel="current"`];
   if (start + perPage < items.length) links.push(`<${linkTo(page + 1)}>; rel="next"`);

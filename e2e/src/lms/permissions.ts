@@ -8,7 +8,9 @@ import type { Course, Enrollment, LmsState } from './state.js';
  */
 const COURSE_CONTENT = ['manage_course_content_add', 'manage_course_content_edit', 'manage_course_content_delete'];
 const ASSIGNMENTS = ['manage_assignments_add', 'manage_assignments_edit', 'manage_assignments_delete'];
-const STAFF = ['read', 'read_as_admin', 'read_course_content', 'read_roster', ...ASSIGNMENTS, ...COURSE_CONTENT];
+/** Adding and editing LTI tools and resource links (with their custom parameters). */
+const LTI = ['manage_lti_add', 'manage_lti_edit', 'manage_lti_delete'];
+const STAFF = ['read', 'read_as_admin', 'read_course_content', 'read_roster', ...ASSIGNMENTS, ...COURSE_CONTENT, ...LTI];
 
 export const ENROLLMENT_PERMISSIONS: Record<EnrollmentType, readonly string[]> = {
   teacher: [...STAFF, 'manage_grades', 'view_all_grades', 'send_messages'],
@@ -54,6 +56,7 @@ const ACCOUNT_ADMIN_ACCOUNT_PERMISSIONS = [
   ...MANAGE_COURSES_GRANULAR,
   ...ASSIGNMENTS,
   ...COURSE_CONTENT,
+  ...LTI,
 ];
 
 /** Every account permission name the permissions endpoint knows (its answer when `permissions[]` is omitted). */
@@ -99,24 +102,47 @@ export function isAccountAdmin(state: LmsState, userId: number, accountId: numbe
   return state.adminMembershipsOf(userId).some((admin) => chain.has(admin.accountId));
 }
 
-export function isRootAccountAdmin(state: LmsState, userId: number): boolean {
-  const root = state.rootAccount();
-  return state.adminMembershipsOf(userId).some((admin) => admin.accountId === root.id);
+/** Administrator of the root account itself (default: the LMS's own); a sub-account administrator is not. */
+export function isRootAccountAdmin(state: LmsState, userId: number, rootAccountId = state.rootAccount().id): boolean {
+  return state.adminMembershipsOf(userId).some((admin) => admin.accountId === rootAccountId);
 }
 
-export function isAnyAccountAdmin(state: LmsState, userId: number): boolean {
-  return state.adminMembershipsOf(userId).length > 0;
+/** Administrator of any account below a root account (default: the LMS's own), root or sub-account alike. */
+export function isAnyAccountAdmin(state: LmsState, userId: number, rootAccountId = state.rootAccount().id): boolean {
+  const school = state.accountSubtree(rootAccountId);
+  return state.adminMembershipsOf(userId).some((admin) => school.has(admin.accountId));
 }
 
+const INSTRUCTOR_TYPES: ReadonlySet<EnrollmentType> = new Set(['teacher', 'ta']);
+const COURSE_ADMIN_TYPES: ReadonlySet<EnrollmentType> = new Set(['teacher', 'ta', 'designer']);
+
+/**
+ * The user's rights on an account. Administrators (on it or above) hold the administrator set. Others hold a little
+ * by their enrollments, as the LMS's account policy grants it: a teacher, TA or designer of a course directly in the
+ * account may `read` it (and sees only its reduced JSON), and a teacher or TA anywhere in a root account may read its
+ * terms.
+ */
 export function accountPermissions(
   state: LmsState,
   userId: number,
   accountId: number,
   settings: PermissionSettings,
 ): Set<string> {
-  if (!isAccountAdmin(state, userId, accountId)) return new Set();
-  const rights = new Set(ACCOUNT_ADMIN_ACCOUNT_PERMISSIONS);
-  if (settings.legacyManageCourses) rights.add('manage_courses');
+  if (isAccountAdmin(state, userId, accountId)) {
+    const rights = new Set(ACCOUNT_ADMIN_ACCOUNT_PERMISSIONS);
+    if (settings.legacyManageCourses) rights.add('manage_courses');
+    return rights;
+  }
+  const rights = new Set<string>();
+  const account = state.accounts.get(accountId);
+  if (!account) return rights;
+  const school = account.parentAccountId === null ? state.accountSubtree(account.id) : undefined;
+  for (const enrollment of state.enrollmentsOf(userId)) {
+    const course = state.courses.get(enrollment.courseId);
+    if (!course || course.deleted || enrollment.state !== 'active') continue;
+    if (course.accountId === account.id && COURSE_ADMIN_TYPES.has(enrollment.type)) rights.add('read');
+    if (school?.has(course.accountId) && INSTRUCTOR_TYPES.has(enrollment.type)) rights.add('read_terms');
+  }
   return rights;
 }
 
@@ -145,6 +171,12 @@ export function coursePermissions(state: LmsState, userId: number, courseId: num
 
 export function canReadCourse(state: LmsState, userId: number, courseId: number): boolean {
   return coursePermissions(state, userId, courseId).has('read');
+}
+
+/** May create and edit resource links, custom parameters included (the resource-link API's two rights). */
+export function canManageResourceLinks(state: LmsState, userId: number, courseId: number): boolean {
+  const rights = coursePermissions(state, userId, courseId);
+  return rights.has('manage_lti_add') && rights.has('manage_assignments_add');
 }
 
 /** May change assignments and quizzes (their settings, access codes). */

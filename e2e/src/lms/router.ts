@@ -16,7 +16,7 @@ export interface RouteRequest {
   query: ParamObject;
   body: ParamObject;
   bodyText: string;
-  /** The bearer-token identity of an API call. */
+  /** Who makes an API call: a bearer token's user, or the user of the browser's LMS session. */
   auth: ApiAuth | null;
   cookies: Record<string, string>;
   /** Pages note their logged-in user in the call log. */
@@ -77,6 +77,16 @@ class ThrottleMeter {
     this.buckets.set(tokenId, { level, at: now });
     return { cost, remaining: Math.max(0, RATE_LIMIT_HIGH_WATER - level) };
   }
+}
+
+/**
+ * JSON the LMS serves to a browser session starts with `while(1);`, so another site's page cannot read it by loading it
+ * as a script; token-authenticated answers are plain.
+ */
+async function guardSessionJson(response: Response): Promise<Response> {
+  if (!(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const text = await response.text();
+  return new Response(`while(1);${text}`, { status: response.status, headers: response.headers });
 }
 
 export interface HandlerMode {
@@ -166,10 +176,11 @@ async function runPipeline(
     response = await faultResponse(fault, faultEnvironment());
   } else {
     try {
+      const cookies = parseCookies(request.headers.get('cookie'));
       if (route.access === 'api') {
-        auth = authenticateApiCall(lms, request, url);
+        auth = authenticateApiCall(lms, request, url, { cookies, body });
         call.userId = auth.user.id;
-        call.tokenId = auth.token.id;
+        call.tokenId = auth.token?.id ?? null;
       }
       response = await route.handle({
         lms,
@@ -180,7 +191,7 @@ async function runPipeline(
         body,
         bodyText,
         auth,
-        cookies: parseCookies(request.headers.get('cookie')),
+        cookies,
         noteUser(userId) {
           call.userId = userId;
         },
@@ -211,7 +222,8 @@ async function runPipeline(
     }
     return response;
   }
-  if (auth && !fault) {
+  if (auth && !auth.token && !fault && request.method === 'GET') response = await guardSessionJson(response);
+  if (auth?.token && !fault) {
     const { cost, remaining } = meter.charge(auth.token.id, lms.clock.now());
     response.headers.set('x-request-cost', cost.toFixed(10));
     response.headers.set('x-rate-limit-remaining', remaining.toFixed(10));

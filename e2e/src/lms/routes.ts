@@ -1,3 +1,4 @@
+import { examBrowserRoutes } from './exam-browser/pages.js';
 import { oauthRoutes } from './oauth/routes.js';
 import { coursePageRoutes } from './pages/course-pages.js';
 import { testbedRoutes } from './pages/testbed.js';
@@ -8,6 +9,7 @@ import { assignmentRoutes } from './rest/assignments.js';
 import { courseRoutes } from './rest/courses.js';
 import { newQuizRoutes } from './rest/new-quizzes.js';
 import { quizRoutes } from './rest/quizzes.js';
+import { resourceLinkRoutes } from './rest/resource-links.js';
 import { sessionTokenRoutes } from './rest/session-token.js';
 import type { RouteDef } from './router.js';
 
@@ -18,11 +20,13 @@ export function allRoutes(): RouteDef[] {
     ...quizRoutes(),
     ...assignmentRoutes(),
     ...newQuizRoutes(),
+    ...resourceLinkRoutes(),
     ...accountRoutes(),
     ...sessionTokenRoutes(),
     ...oauthRoutes(),
     ...platformRoutes(),
     ...testbedRoutes(),
+    ...examBrowserRoutes(),
     ...toolLaunchRoutes(),
     ...coursePageRoutes(),
   ];

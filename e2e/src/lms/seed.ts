@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { catalogSeed } from './seed-catalog.js';
 
 const id = z.number().int().positive();
 const timestamp = z.iso.datetime({ offset: true }).nullable().default(null);
@@ -29,6 +30,8 @@ export const lmsSeedSchema = z.object({
     .array(
       z.object({
         id,
+        /** The root account the term belongs to; default the LMS's own root account (the first in `accounts`). */
+        rootAccountId: id.optional(),
         name: z.string().min(1),
         startAt: timestamp,
         endAt: timestamp,
@@ -148,9 +151,27 @@ export const DEMO_PERSONAS = ['instructor', 'student1', 'student2', 'administrat
 /**
  * The demo school: a root account with two faculties, an instructor with a current, a second and a concluded course,
  * two students, a designer and a TA, a root-account administrator, a sub-account administrator and a teacher of an
- * unrelated course (for "not your course" checks). Returns a fresh copy each call.
+ * unrelated course (for "not your course" checks); then a catalog of 60 more courses to page through and another
+ * school with its own administrator (`seed-catalog.ts`). Returns a fresh copy each call.
  */
 export function demoSeed(): LmsSeed {
+  const school = demoSchool();
+  const catalog = catalogSeed();
+  return {
+    accounts: [...school.accounts, ...catalog.accounts],
+    terms: [...(school.terms ?? []), ...catalog.terms],
+    users: [...school.users, ...catalog.users],
+    courses: [...school.courses, ...catalog.courses],
+    enrollments: [...(school.enrollments ?? []), ...catalog.enrollments],
+    accountAdmins: [...(school.accountAdmins ?? []), ...catalog.accountAdmins],
+    quizzes: [...(school.quizzes ?? []), ...catalog.quizzes],
+    assignments: school.assignments ?? [],
+    newQuizzes: [...(school.newQuizzes ?? []), ...catalog.newQuizzes],
+  };
+}
+
+/** The hand-written part of the demo seed, whose ids and personas the tests name. */
+function demoSchool(): LmsSeed {
   return {
     accounts: [
       { id: 1, name: 'Example University', parentAccountId: null },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createMiddlewareApp } from '@mswjs/http-middleware';
 import { http, type HttpHandler } from 'msw';
@@ -12,6 +13,11 @@ export interface HttpServerOptions {
   port?: number;
   /** Default `127.0.0.1`. */
   host?: string;
+  /**
+   * Serve HTTPS with this certificate and key (PEM) instead of plain HTTP; the LMS base URL must then be `https:`.
+   * Browser tests use it to run the tool inside an HTTPS LMS, as in production.
+   */
+  tls?: { cert: string; key: string };
 }
 
 export interface RunningLmsServer {
@@ -48,9 +54,9 @@ function unmatchedHandler(lms: LmsRuntime): HttpHandler {
 }
 
 /**
- * Serves the LMS over HTTP with the same routes as in-process, through @mswjs/http-middleware. Requests are matched
- * on their path alone (a browser may call the LMS as `localhost` or `127.0.0.1`); URLs the LMS writes into its answers
- * use its base URL.
+ * Serves the LMS over HTTP (HTTPS with `tls`) with the same routes as in-process, through @mswjs/http-middleware.
+ * Requests are matched on their path alone (a browser may call the LMS as `localhost` or `127.0.0.1`); URLs the LMS
+ * writes into its answers use its base URL.
  */
 export async function startLmsHttpServer(
   lms: LmsRuntime,
@@ -68,7 +74,10 @@ export async function startLmsHttpServer(
     ...(handlers as unknown as Parameters<typeof createMiddlewareApp>),
   ) as unknown as (req: IncomingMessage, res: ServerResponse) => void;
 
-  const server = createHttpServer((req, res) => {
+  if ((options.tls !== undefined) !== (configured.protocol === 'https:')) {
+    throw new Error(`the LMS base URL ${lms.baseUrl} must be https: exactly when the server is given a TLS certificate`);
+  }
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const id = randomUUID();
     let markGone!: () => void;
     const gone = new Promise<void>((resolve) => {
@@ -81,7 +90,8 @@ export async function startLmsHttpServer(
     connections.set(id, { gone, destroy: () => req.socket.destroy() });
     req.headers[CONNECTION_HEADER] = id;
     app(req, res);
-  });
+  };
+  const server = options.tls ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener) : createHttpServer(listener);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

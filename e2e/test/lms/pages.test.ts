@@ -148,11 +148,15 @@ describe('tool placements', () => {
     expect(form.fields).toMatchObject({ iss: lms.issuer, client_id: TOOL.clientId, target_link_uri: `${TOOL.baseUrl}/lti/launch` });
   });
 
-  it('offers account navigation to root administrators only', async () => {
+  it('offers account navigation to account administrators, the sub-account’s by its URL', async () => {
     expect((await page('/accounts/1/external_tools/1', lms.webSessionCookie('administrator'))).status).toBe(200);
     expect((await page('/accounts/1/external_tools/1', lms.webSessionCookie('instructor'))).status).toBe(401);
-    // The placement is root-account only.
-    expect((await page('/accounts/2/external_tools/1', lms.webSessionCookie('subaccount-admin'))).status).toBe(404);
+    expect((await page('/accounts/1/external_tools/1', lms.webSessionCookie('subaccount-admin'))).status).toBe(401);
+    // `root_account_only` hides the tab in sub-accounts, but the tool's URL still launches there, in that account.
+    const sub = await page('/accounts/2/external_tools/1', lms.webSessionCookie('subaccount-admin'));
+    expect(sub.status).toBe(200);
+    expect(readForm(await sub.text()).fields.target_link_uri).toBe(`${TOOL.baseUrl}/lti/launch`);
+    expect((await page('/accounts/2/external_tools/1?resource_link_id=x', lms.webSessionCookie('subaccount-admin'))).status).toBe(404);
   });
 
   it('launches an assessment link to /exb/launch/:contentId', async () => {

@@ -7,20 +7,13 @@ const { lms } = useInProcessLms();
 function addCourses(count: number): void {
   for (let index = 1; index <= count; index += 1) {
     const id = 1000 + index;
-    lms.state.courses.set(id, {
+    lms.state.addCourse({
       id,
       name: `Sandbox ${String(index).padStart(3, '0')}`,
       courseCode: `SBX${index}`,
       accountId: 3,
       termId: 4,
       published: index % 5 !== 0,
-      concluded: false,
-      deleted: false,
-      sisCourseId: null,
-      startAt: null,
-      endAt: null,
-      uuid: `sandbox-${index}`,
-      createdAt: '2026-01-01T00:00:00Z',
     });
     lms.state.enrollments.set(5000 + index, { id: 5000 + index, userId: 2, courseId: id, type: 'teacher', state: 'active' });
   }

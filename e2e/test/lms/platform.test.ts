@@ -242,6 +242,21 @@ describe('id_token claims', () => {
     expect(sub[`${LTI_CLAIM}custom`]).toMatchObject({ lms_account_id: '2', lms_user_is_root_account_admin: false });
   });
 
+  it('takes institution roles and the root-admin flag from the context’s own school only', async () => {
+    // Another school's administrator has no role in this school's course.
+    const elsewhere = await claimsOf({ person: 'other-root-admin', placement: 'course_navigation', courseId: 101 });
+    expect(elsewhere[`${LTI_CLAIM}roles`]).toEqual([LTI_ROLES.systemUser]);
+    expect(elsewhere[`${LTI_CLAIM}custom`]).toMatchObject({ lms_membership_roles: '' });
+    const home = await claimsOf({ person: 'other-root-admin', placement: 'account_navigation', accountId: 4 });
+    expect(home[`${LTI_CLAIM}roles`]).toEqual([LTI_ROLES.institutionAdministrator, LTI_ROLES.systemUser]);
+    expect(home[`${LTI_CLAIM}custom`]).toMatchObject({ lms_user_is_root_account_admin: true, lms_root_account_id: '4', lms_account_id: '4' });
+    expect(home[`${LTI_CLAIM}tool_platform`]).toMatchObject({ name: 'Northfield College' });
+    // This school's root administrator is no root administrator of the other.
+    const visiting = await claimsOf({ person: 'administrator', placement: 'account_navigation', accountId: 4 });
+    expect(visiting[`${LTI_CLAIM}roles`]).toEqual([LTI_ROLES.systemUser]);
+    expect(visiting[`${LTI_CLAIM}custom`]).toMatchObject({ lms_user_is_root_account_admin: false });
+  });
+
   it('gives an administrator who is not enrolled the administrator membership in a course', async () => {
     const claims = await claimsOf({ person: 'administrator', placement: 'course_navigation', courseId: 104 });
     expect(claims[`${LTI_CLAIM}custom`]).toMatchObject({ lms_membership_roles: 'Account Admin', lms_course_id: '104' });

@@ -1,4 +1,5 @@
 import type { LmsRuntime } from '../context.js';
+import { examBrowserFrameScript } from '../exam-browser/frame-script.js';
 import type { User, WebSession } from '../state.js';
 
 export function escapeHtml(value: unknown): string {
@@ -75,6 +76,8 @@ export function applicationPage(lms: LmsRuntime, options: PageOptions): string {
     lms.state.themeJavaScriptUrl && options.url.searchParams.get('global_includes') !== '0'
       ? `\n<script src="${escapeHtml(lms.state.themeJavaScriptUrl)}"></script>`
       : '';
+  // First in the head, as the real browser provides it before any page script runs.
+  const examBrowser = lms.examBrowser.enabled ? `\n<script>${examBrowserFrameScript()}</script>` : '';
   const who = options.user
     ? `<span id="identity">Logged in as <strong>${escapeHtml(options.user.name)}</strong></span> <a href="/logout">Log out</a>`
     : `<a href="/login">Log in</a>`;
@@ -82,7 +85,7 @@ export function applicationPage(lms: LmsRuntime, options: PageOptions): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>${escapeHtml(options.title)}: ${escapeHtml(root.name)}</title>
+<title>${escapeHtml(options.title)}: ${escapeHtml(root.name)}</title>${examBrowser}
 <style>${STYLE}</style>
 <script>window.ENV = ${scriptJson(env)};</script>
 </head>

@@ -1,8 +1,8 @@
 import type { JWTPayload } from 'jose';
 import type { LmsRuntime } from '../context.js';
-import { opaqueId, sha1Hex } from '../ids.js';
+import { sha1Hex } from '../ids.js';
 import type { User } from '../state.js';
-import { ltiRoles, type LaunchContext } from './roles.js';
+import { contextRootAccount, ltiRoles, type LaunchContext } from './roles.js';
 import { expandCustomFields } from './substitutions.js';
 import type { ToolRegistration } from './registration.js';
 
@@ -16,29 +16,33 @@ export type MessageType = 'LtiResourceLinkRequest' | 'LtiDeepLinkingRequest';
 export interface LaunchDescription {
   user: User;
   context: LaunchContext;
-  /** The value of the placement claim; `null` for links inside the course (assignments, module items). */
+  /** The value of the placement claim: the launch URL's placement; `null` for links inside the course that name none. */
   placement: string | null;
   messageType: MessageType;
   targetLinkUri: string;
   resourceLink: { id: string; title: string; description: string | null } | null;
-  /** The configured (unexpanded) custom fields. */
+  /** The configured (unexpanded) custom fields: the tool's and its placement's. */
   customFields: Record<string, string>;
+  /** The launched resource link's own custom parameters (unexpanded), which win over the configured fields. */
+  linkCustom: Record<string, string> | null;
   returnUrl: string;
 }
 
+/** The course's or account's `lti_context_id`, the `context.id` of its launches. */
 export function contextOpaqueId(context: LaunchContext): string {
-  return context.kind === 'course' ? opaqueId('course', context.course.id) : opaqueId('account', context.account.id);
+  return context.kind === 'course' ? context.course.ltiContextId : context.account.ltiContextId;
 }
 
 /**
  * The id_token payload as the LMS builds it at login initiation (the tool's nonce is merged in at authorization):
  * single-string `aud` and `azp`, one-hour expiry, LTI claims under their full names, the custom claim expanded, and
- * name, email and LIS claims as the tool's privacy level allows.
+ * name, email and LIS claims as the tool's privacy level allows. `sub`, `roles`, `context` and `resource_link` come
+ * from the LMS's own records; the custom claim and the placement claim may carry what a link's author wrote.
  */
 export function buildLaunchClaims(lms: LmsRuntime, registration: ToolRegistration, launch: LaunchDescription): JWTPayload {
   const { user, context } = launch;
   const now = lms.clock.seconds();
-  const root = lms.state.rootAccount();
+  const root = contextRootAccount(lms.state, context);
   const privacy = registration.privacyLevel;
   const claims: JWTPayload = {
     iss: lms.issuer,
@@ -69,7 +73,7 @@ export function buildLaunchClaims(lms: LmsRuntime, registration: ToolRegistratio
     [`${LTI_CLAIM}launch_presentation`]: { document_target: 'iframe', return_url: launch.returnUrl, locale: user.locale },
     locale: user.locale,
     [`${LTI_CLAIM}roles`]: ltiRoles(lms.state, user, context),
-    [`${LTI_CLAIM}custom`]: expandCustomFields(launch.customFields, { lms, user, context }),
+    [`${LTI_CLAIM}custom`]: expandCustomFields(launch.customFields, { lms, user, context }, launch.linkCustom),
     [`${LTI_CLAIM}lti11_legacy_user_id`]: sha1Hex(`lti11-user:${user.id}`),
     [PLACEMENT_CLAIM]: launch.placement,
   };

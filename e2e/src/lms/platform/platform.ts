@@ -1,42 +1,17 @@
 import { constants, sign, type KeyObject } from 'node:crypto';
 import type { JWK, JWTPayload } from 'jose';
 import type { LmsRuntime } from '../context.js';
-import { hmac, opaqueId, randomToken, safeEqual, stableUuid } from '../ids.js';
-import type { Account, Course, User } from '../state.js';
-import { buildLaunchClaims, contextOpaqueId, type LaunchDescription, type MessageType } from './claims.js';
+import { hmac, opaqueId, randomToken, safeEqual } from '../ids.js';
+import type { User } from '../state.js';
+import { buildLaunchClaims, type LaunchDescription } from './claims.js';
 import { generatePlatformKey, PlatformKeySet, type PlatformKey } from './keys.js';
-import { parseRegistration, type PlacementConfig, type ToolRegistration } from './registration.js';
-import type { LaunchContext } from './roles.js';
+import { LaunchResolver, type LaunchOptions } from './launch-description.js';
+import { parseRegistration, type ToolRegistration } from './registration.js';
+
+export type { LaunchOptions, LaunchPlacement } from './launch-description.js';
 
 /** How long the `lti_message_hint` (and with it the prepared launch) stays usable. */
 export const MESSAGE_HINT_LIFETIME_MS = 5 * 60 * 1000;
-
-export type LaunchPlacement = 'course_navigation' | 'account_navigation' | 'assessment' | 'link';
-
-export interface LaunchOptions {
-  /** User id or persona ("instructor", "student1", ...). */
-  person: number | string;
-  placement: LaunchPlacement;
-  /** Course of a course launch; default the person's first current course (or, for an administrator, the first course). */
-  courseId?: number;
-  /** Account of an account launch; default the root account. */
-  accountId?: number;
-  /** For `assessment`: `classicquiz_{quizId}` or `newquiz:{courseId}:{assignmentId}`; the target becomes `{tool}/exb/launch/{contentId}`. */
-  contentId?: string;
-  /** Overrides the target link URI. */
-  targetLinkUri?: string;
-  /** The tool's nonce: given, `claims` and `idToken()` are complete without the authorization round trip. */
-  nonce?: string;
-  messageType?: MessageType;
-  /** Replaces the configured custom fields (e.g. `{}` to act like a stale registration). */
-  customFields?: Record<string, string>;
-  /** Title of the resource link (assessment and link launches). */
-  title?: string;
-  /** Which name the login initiation uses for the deployment id; default the LMS's setting. */
-  deploymentIdParam?: 'lti_deployment_id' | 'deployment_id' | 'both';
-  /** Merged into the id_token claims; a key mapped to `undefined` is removed. */
-  claims?: Record<string, unknown>;
-}
 
 export interface BuiltLaunch {
   verifier: string;
@@ -151,105 +126,9 @@ export class Platform {
     return `${signingInput}.${signature.toString('base64url')}`;
   }
 
-  private placementConfig(name: string): PlacementConfig {
-    const placement = this.registration.placements.get(name);
-    if (!placement) throw new Error(`The installed tool has no ${name} placement`);
-    return placement;
-  }
-
-  private defaultCourse(user: User): Course {
-    const state = this.lms.state;
-    const enrolled = state
-      .enrollmentsOf(user.id)
-      .filter((enrollment) => enrollment.state === 'active')
-      .map((enrollment) => state.courses.get(enrollment.courseId))
-      .filter((course): course is Course => !!course && !course.concluded && !course.deleted && course.published);
-    const course = enrolled[0] ?? [...state.courses.values()].find((c) => !c.deleted && c.published);
-    if (!course) throw new Error(`No course to launch ${user.name} into`);
-    return course;
-  }
-
-  private courseOfContent(contentId: string): Course | undefined {
-    const classic = /^classicquiz_(\d+)$/.exec(contentId);
-    if (classic) {
-      const quiz = this.lms.state.quizzes.get(Number(classic[1]));
-      return quiz ? this.lms.state.courses.get(quiz.courseId) : undefined;
-    }
-    const newQuiz = /^newquiz:(\d+):(\d+)$/.exec(contentId);
-    return newQuiz ? this.lms.state.courses.get(Number(newQuiz[1])) : undefined;
-  }
-
-  private contentTitle(contentId: string): string | undefined {
-    const classic = /^classicquiz_(\d+)$/.exec(contentId);
-    if (classic) return this.lms.state.quizzes.get(Number(classic[1]))?.title;
-    const newQuiz = /^newquiz:(\d+):(\d+)$/.exec(contentId);
-    return newQuiz ? this.lms.state.assignments.get(Number(newQuiz[2]))?.name : undefined;
-  }
-
   /** Resolves who launches what, where, with which configured custom fields. */
   describe(options: LaunchOptions): LaunchDescription {
-    const { state, baseUrl, tool } = this.lms;
-    const user = state.requireUser(options.person);
-    const registration = this.registration;
-
-    if (options.placement === 'account_navigation') {
-      const account: Account | undefined = state.accounts.get(options.accountId ?? state.rootAccount().id);
-      if (!account) throw new Error(`The LMS has no account ${options.accountId}`);
-      const placement = this.placementConfig('account_navigation');
-      const context: LaunchContext = { kind: 'account', account };
-      return {
-        user,
-        context,
-        placement: 'account_navigation',
-        messageType: options.messageType ?? placement.messageType,
-        targetLinkUri: options.targetLinkUri ?? placement.targetLinkUri,
-        resourceLink: { id: contextOpaqueId(context), title: account.name, description: null },
-        customFields: options.customFields ?? { ...registration.customFields, ...placement.customFields },
-        returnUrl: `${baseUrl}/accounts/${account.id}`,
-      };
-    }
-
-    let course: Course | undefined;
-    if (options.courseId !== undefined) course = state.courses.get(options.courseId);
-    else if (options.contentId) course = this.courseOfContent(options.contentId);
-    course ??= options.courseId === undefined ? this.defaultCourse(user) : undefined;
-    if (!course) throw new Error(`The LMS has no course for this launch (${options.courseId ?? options.contentId})`);
-    const context: LaunchContext = { kind: 'course', course };
-    const courseNavigation = this.placementConfig('course_navigation');
-
-    if (options.placement === 'course_navigation') {
-      return {
-        user,
-        context,
-        placement: 'course_navigation',
-        messageType: options.messageType ?? courseNavigation.messageType,
-        targetLinkUri: options.targetLinkUri ?? courseNavigation.targetLinkUri,
-        resourceLink: { id: contextOpaqueId(context), title: course.name, description: null },
-        customFields: options.customFields ?? { ...registration.customFields, ...courseNavigation.customFields },
-        returnUrl: `${baseUrl}/courses/${course.id}`,
-      };
-    }
-
-    // A link inside the course (module item or assignment) to a tool URL. Such links carry the tool-level custom
-    // fields; the testbed also gives them the course placement's fields, as a link created from that placement would.
-    const targetLinkUri =
-      options.targetLinkUri ??
-      (options.contentId ? `${tool.baseUrl}/exb/launch/${options.contentId}` : undefined) ??
-      registration.targetLinkUri;
-    return {
-      user,
-      context,
-      placement: null,
-      messageType: options.messageType ?? 'LtiResourceLinkRequest',
-      targetLinkUri,
-      resourceLink: {
-        id: stableUuid(`resource-link:${course.id}:${targetLinkUri}`),
-        title: options.title ?? (options.contentId ? this.contentTitle(options.contentId) : undefined) ?? registration.title,
-        description: null,
-      },
-      customFields: options.customFields ?? { ...registration.customFields, ...courseNavigation.customFields },
-      returnUrl: `${baseUrl}/courses/${course.id}/modules`,
-    };
+    return new LaunchResolver(this.lms, this.registration).describe(options);
   }
 
   /**

@@ -49,24 +49,32 @@ export function currentMemberships(
   return { enrollments, admin };
 }
 
+/** The root account of the launch context: institution roles and root-admin checks are about this school. */
+export function contextRootAccount(state: LmsState, context: LaunchContext): Account {
+  return state.rootAccountOf(contextAccountId(context));
+}
+
 /**
  * The `roles` claim: context roles from current enrollments in the course, institution roles from what the user is
- * anywhere in the school (teacher or TA → Instructor, student → Student, any account admin → Administrator, root
- * admins included: the LMS has no separate root-admin role), `system/person#User` for everyone; de-duplicated and
- * sorted.
+ * anywhere in the context's school (teacher or TA → Instructor, student → Student, any account admin there →
+ * Administrator, root admins included: the LMS has no separate root-admin role), `system/person#User` for everyone;
+ * de-duplicated and sorted. Only enrollments and admin memberships count, never custom parameters.
  */
 export function ltiRoles(state: LmsState, user: User | null, context: LaunchContext): string[] {
   if (!user) return [LTI_ROLES.systemNone];
+  const root = contextRootAccount(state, context);
+  const school = state.accountSubtree(root.id);
   const roles = new Set<string>([LTI_ROLES.systemUser]);
   for (const enrollment of currentMemberships(state, user, context).enrollments) {
     for (const role of ENROLLMENT_LTI_ROLES[enrollment.type]) roles.add(role);
   }
   for (const enrollment of state.enrollmentsOf(user.id)) {
-    if (enrollment.state !== 'active') continue;
+    const course = state.courses.get(enrollment.courseId);
+    if (enrollment.state !== 'active' || !course || !school.has(course.accountId)) continue;
     if (enrollment.type === 'teacher' || enrollment.type === 'ta') roles.add(LTI_ROLES.institutionInstructor);
     if (enrollment.type === 'student') roles.add(LTI_ROLES.institutionStudent);
   }
-  if (isAnyAccountAdmin(state, user.id)) roles.add(LTI_ROLES.institutionAdministrator);
+  if (isAnyAccountAdmin(state, user.id, root.id)) roles.add(LTI_ROLES.institutionAdministrator);
   if (user.siteAdmin) roles.add(LTI_ROLES.systemSysAdmin);
   return [...roles].sort();
 }

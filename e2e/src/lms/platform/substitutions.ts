@@ -4,6 +4,7 @@ import { accountPermissions, coursePermissions, effectiveEnrollmentState, isRoot
 import type { User } from '../state.js';
 import {
   contextAccountId,
+  contextRootAccount,
   ltiRoles,
   membershipLisRoles,
   membershipRoleNames,
@@ -44,7 +45,10 @@ function permissionsInContext(env: SubstitutionEnvironment): Set<string> {
 const VARIABLES: Record<string, Variable> = {
   '$Lms.user.id': { guard: hasUser, expand: (env) => env.user!.id },
   '$Lms.user.globalId': { guard: hasUser, expand: (env) => globalUserId(env.user!.id) },
-  '$Lms.user.isRootAccountAdmin': { guard: hasUser, expand: (env) => isRootAccountAdmin(env.lms.state, env.user!.id) },
+  '$Lms.user.isRootAccountAdmin': {
+    guard: hasUser,
+    expand: (env) => isRootAccountAdmin(env.lms.state, env.user!.id, contextRootAccount(env.lms.state, env.context).id),
+  },
   '$Lms.user.adminableAccounts': {
     guard: hasUser,
     expand: (env) => {
@@ -81,7 +85,7 @@ const VARIABLES: Record<string, Variable> = {
     guard: always,
     expand: (env) => env.lms.state.accounts.get(contextAccountId(env.context))?.name ?? '',
   },
-  '$Lms.rootAccount.id': { guard: always, expand: (env) => env.lms.state.rootAccount().id },
+  '$Lms.rootAccount.id': { guard: always, expand: (env) => contextRootAccount(env.lms.state, env.context).id },
   '$Lms.api.domain': { guard: always, expand: (env) => new URL(env.lms.baseUrl).host },
   '$Lms.api.baseUrl': { guard: always, expand: (env) => env.lms.baseUrl },
   '$Lms.enrollment.enrollmentState': {
@@ -131,15 +135,29 @@ export function expandValue(value: string, env: SubstitutionEnvironment): Value 
   return value;
 }
 
-/** The custom claim: keys normalised (non-word characters to `_`, lower case), values expanded, numbers as strings. */
+/** Configured custom field names arrive normalised: non-word characters become `_`, then lower case. */
+export function normaliseCustomKey(key: string): string {
+  return key.replace(/\W/g, '_').toLowerCase();
+}
+
+/**
+ * The custom claim. The configured fields (tool ∪ placement) have their keys normalised; a resource link's own custom
+ * parameters are merged over them with keys as their author gave them, so a link can replace any configured value;
+ * then every value is expanded, numbers sent as strings, booleans kept.
+ */
 export function expandCustomFields(
-  fields: Record<string, string>,
+  configured: Record<string, string>,
   env: SubstitutionEnvironment,
+  linkCustom: Record<string, string> | null = null,
 ): Record<string, string | boolean> {
-  const custom: Record<string, string | boolean> = {};
-  for (const [key, raw] of Object.entries(fields)) {
-    const expanded = expandValue(raw, env);
-    custom[key.replace(/\W/g, '_').toLowerCase()] = typeof expanded === 'number' ? String(expanded) : expanded;
-  }
-  return custom;
+  // A map, so an author's key such as `__proto__` stays an ordinary key.
+  const unexpanded = new Map<string, string>();
+  for (const [key, value] of Object.entries(configured)) unexpanded.set(normaliseCustomKey(key), value);
+  for (const [key, value] of Object.entries(linkCustom ?? {})) unexpanded.set(key, value);
+  return Object.fromEntries(
+    [...unexpanded].map(([key, raw]) => {
+      const expanded = expandValue(raw, env);
+      return [key, typeof expanded === 'number' ? String(expanded) : expanded];
+    }),
+  );
 }

@@ -3,26 +3,34 @@ import type { LmsRuntime } from '../context.js';
 import { LmsHttpError, jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { booleanValue, listParam, stringParam, type ParamObject } from '../params.js';
-import { ALL_ACCOUNT_PERMISSIONS, accountPermissions } from '../permissions.js';
+import { ALL_ACCOUNT_PERMISSIONS, accountPermissions, isAccountAdmin } from '../permissions.js';
 import { apiRoute, type RouteDef } from '../router.js';
 import type { Account, Course } from '../state.js';
 import { accountParam } from './lookups.js';
 import { courseJson, termJson } from './serializers.js';
 import { checkSearchTerm } from './validation.js';
 
-function accountJson(account: Account, rootAccountId: number, sis: boolean) {
-  return {
+/**
+ * The account as the API shows it. A user who manages the account gets the full object; one who may only read it (a
+ * teacher of a course directly in it) gets the reduced one the LMS gives read-only viewers.
+ */
+function accountJson(lms: LmsRuntime, account: Account, options: { manage: boolean; sis: boolean }) {
+  const reduced = {
     id: account.id,
     name: account.name,
     uuid: account.uuid,
     parent_account_id: account.parentAccountId,
-    root_account_id: account.parentAccountId === null ? null : rootAccountId,
+    root_account_id: account.parentAccountId === null ? null : lms.state.rootAccountOf(account.id).id,
     workflow_state: 'active',
     default_time_zone: account.defaultTimeZone,
+  };
+  if (!options.manage) return reduced;
+  return {
+    ...reduced,
     default_storage_quota_mb: 500,
     default_user_storage_quota_mb: 50,
     default_group_storage_quota_mb: 50,
-    ...(sis ? { sis_account_id: account.sisAccountId, integration_id: null } : {}),
+    ...(options.sis ? { sis_account_id: account.sisAccountId, integration_id: null } : {}),
     lti_guid: account.ltiGuid,
   };
 }
@@ -129,6 +137,7 @@ function accountTerms(lms: LmsRuntime, userId: number, account: Account, url: UR
   const include = listParam(q, 'include');
   const time = (value: string | null) => (value === null ? Number.POSITIVE_INFINITY : Date.parse(value));
   const terms = [...lms.state.terms.values()]
+    .filter((term) => term.rootAccountId === account.id)
     .filter((term) => wanted.includes('all') || wanted.includes(term.workflowState))
     .filter((term) => !name || term.name.toLowerCase().includes(name))
     // start_at DESC, end_at DESC (a missing date sorts first, as in the LMS's database), id ASC.
@@ -154,7 +163,8 @@ export function accountRoutes(): RouteDef[] {
     apiRoute('GET', '/api/v1/accounts/:id', ({ lms, auth, params }) => {
       const account = accountParam(lms, params.id);
       const rights = requireRight(lms, auth!.user.id, account, 'read');
-      return jsonResponse(accountJson(account, lms.state.rootAccount().id, rights.has('read_sis')));
+      const manage = isAccountAdmin(lms.state, auth!.user.id, account.id);
+      return jsonResponse(accountJson(lms, account, { manage, sis: rights.has('read_sis') }));
     }),
     apiRoute('GET', '/api/v1/accounts/:account_id/permissions', ({ lms, auth, params, query }) => {
       const account = accountParam(lms, params.account_id);

@@ -21,7 +21,9 @@ export function assignmentRoutes(): RouteDef[] {
         .filter((a) => only.size === 0 || only.has(a.id))
         .filter((a) => !searchTerm || a.name.toLowerCase().includes(searchTerm.toLowerCase()))
         .sort((a, b) => a.position - b.position || a.id - b.id);
-      const page = paginate(lms.baseUrl, url, assignments);
+      // The LMS builds these links from the course it found, so they name it by number even when the request used
+      // `lti_context_id:` or `uuid:`.
+      const page = paginate(lms.baseUrl, url, assignments, { path: `/api/v1/courses/${course.id}/assignments` });
       return jsonResponse(page.items.map((a) => assignmentJson(lms, a)), 200, { link: page.link });
     }),
   ];

@@ -9,10 +9,33 @@ export function numericId(value: string | undefined): number | undefined {
   return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined;
 }
 
-/** The course of `:course_id`: 404 when missing, "not authorized" when the caller cannot read it. */
+/**
+ * Finds a record by an API id as the LMS reads one: a number, or `lti_context_id:<40-hex>` / `uuid:<uuid>`. The
+ * prefixed forms look only within the LMS's own root account, so another school's context id addresses nothing.
+ */
+function findByApiId<T extends { id: number; ltiContextId: string; uuid: string }>(
+  lms: LmsRuntime,
+  records: ReadonlyMap<number, T>,
+  value: string | undefined,
+  accountOf: (record: T) => number,
+): T | undefined {
+  if (value === undefined) return undefined;
+  const id = numericId(value);
+  if (id !== undefined) return records.get(id);
+  const prefixed = /^(lti_context_id|uuid):(.+)$/.exec(value);
+  if (!prefixed) return undefined;
+  const [, column, key] = prefixed;
+  const school = lms.state.accountSubtree(lms.state.rootAccount().id);
+  for (const record of records.values()) {
+    const matches = column === 'lti_context_id' ? record.ltiContextId === key : record.uuid === key;
+    if (matches && school.has(accountOf(record))) return record;
+  }
+  return undefined;
+}
+
+/** The course of `:course_id` / `:id`: 404 when missing, "not authorized" when the caller cannot read it. */
 export function readableCourse(lms: LmsRuntime, userId: number, courseIdParam: string | undefined): Course {
-  const courseId = numericId(courseIdParam);
-  const course = courseId === undefined ? undefined : lms.state.courses.get(courseId);
+  const course = findByApiId(lms, lms.state.courses, courseIdParam, (c) => c.accountId);
   if (!course || course.deleted) throw apiErrors.notFound();
   if (!canReadCourse(lms.state, userId, course.id)) throw notAuthorized(lms);
   return course;
@@ -21,10 +44,7 @@ export function readableCourse(lms: LmsRuntime, userId: number, courseIdParam: s
 /** `:account_id` / `:id` of an account route; `self` is the domain's root account. */
 export function accountParam(lms: LmsRuntime, value: string | undefined): Account {
   const account =
-    value === 'self' ? lms.state.rootAccount() : (() => {
-      const id = numericId(value);
-      return id === undefined ? undefined : lms.state.accounts.get(id);
-    })();
+    value === 'self' ? lms.state.rootAccount() : findByApiId(lms, lms.state.accounts, value, (a) => a.id);
   if (!account) throw apiErrors.notFound();
   return account;
 }

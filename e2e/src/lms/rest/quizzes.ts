@@ -57,7 +57,9 @@ export function quizRoutes(): RouteDef[] {
         .filter((quiz) => quiz.courseId === course.id && !quiz.deleted && (quiz.published || seeUnpublished))
         .filter((quiz) => !searchTerm || quiz.title.toLowerCase().includes(searchTerm.toLowerCase()))
         .sort((a, b) => a.id - b.id);
-      const page = paginate(lms.baseUrl, url, quizzes);
+      // The LMS builds these links from the course it found, so they name it by number even when the request used
+      // `lti_context_id:` or `uuid:`.
+      const page = paginate(lms.baseUrl, url, quizzes, { path: `/api/v1/courses/${course.id}/quizzes` });
       const viewer = viewerOf(lms, userId, course);
       return jsonResponse(page.items.map((quiz) => quizJson(lms, quiz, viewer)), 200, { link: page.link });
     }),

@@ -55,7 +55,7 @@ export function courseJson(lms: LmsRuntime, course: Course, options: CourseJsonO
     created_at: course.createdAt,
     course_code: course.courseCode,
     default_view: 'modules',
-    root_account_id: state.rootAccount().id,
+    root_account_id: state.rootAccountOf(course.accountId).id,
     enrollment_term_id: course.termId,
     license: 'private',
     grade_passback_setting: null,

@@ -4,10 +4,12 @@ import { stringParam } from '../params.js';
 import { apiRoute, type RouteDef, type RouteRequest } from '../router.js';
 
 /**
- * Hands the API user to a browser: answers a URL carrying a short-lived `session_token` that logs the browser in
+ * Hands the API user of an OAuth token to a browser: answers a URL carrying a short-lived `session_token` that logs the browser in
  * when opened. `return_to` must be absolute, with the LMS's scheme and host; an unparsable one answers 400.
  */
 function sessionToken({ lms, auth, query, request }: RouteRequest): Response {
+  // Only an OAuth token can be traded for a web session.
+  if (!auth!.token) throw notAuthorized(lms);
   const base = new URL(lms.baseUrl);
   const returnTo = stringParam(query, 'return_to') ?? request.headers.get('referer') ?? `${lms.baseUrl}/`;
   let target: URL;

@@ -1,0 +1,193 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Fastify from 'fastify';
+import pino from 'pino';
+import { buildApp } from '@exb/server';
+import { loadConfig } from '@exb/server/config/app-config.js';
+import { openDatabase } from '@exb/server/db/orm.js';
+import { defaultAssessmentSettings } from '@exb/server/domain/settings/model.js';
+import { createSettingsRepository } from '@exb/server/domain/settings/settings-repository.js';
+import { BindingRepository } from '@exb/server/identity/binding-repository.js';
+import { createLogger } from '@exb/server/logger.js';
+import { createExamBrowserServices } from '@exb/server/domain/exam-browser/services.js';
+import { loadExbCertificate } from '@exb/server/config/exb-certificate.js';
+import { IdentityService } from '@exb/server/identity/identity-service.js';
+import { createOAuthServices } from '@exb/server/oauth/services.js';
+import { deriveKey } from '@exb/server/security/derived-keys.js';
+import { OneTimeStore } from '@exb/server/security/one-time-store.js';
+import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+
+/**
+ * A server the benchmarks measure from outside, in its own process so that its CPU time is its own: `bare` (a bare
+ * Fastify 5 server: a JSON route and a static string route) or `service` (the service as production runs it, from the
+ * environment the parent passes, with its log written synchronously to a file). Speaks to the parent over IPC:
+ * `cpu` answers `process.cpuUsage()` and the peak RSS; the service also mints one-time tokens and seals session
+ * cookies, which a real start gets from pages the benchmark does not load.
+ */
+
+export type ServerRequest =
+  | { id: number; type: 'cpu' }
+  | { id: number; type: 'mint'; purpose: 'config-grant' | 'access-proof'; contentId: string; count: number; payload?: unknown }
+  | { id: number; type: 'cookie'; session: unknown }
+  | { id: number; type: 'stop' };
+
+export interface ServerSeed {
+  courseId: string;
+  contentIds: string[];
+  courseContextId: string;
+  student: { lmsUserId: string; ltiSubject: string; accessToken: string; refreshToken: string | null; name: string };
+  staticBytes: number;
+  logFile?: string;
+  /** Per-principal and per-address budgets far above what a benchmark sends from one address. */
+  budget: number;
+}
+
+async function startBare(seed: ServerSeed): Promise<{ port: number; handle: (request: ServerRequest) => Promise<unknown> }> {
+  const app = Fastify();
+  const staticBody = 'x'.repeat(seed.staticBytes);
+  app.get('/bench/bare', async () => ({ success: true, exbRequired: true }));
+  app.get('/bench/static', async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(staticBody));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 0,
+    handle: async (request) => {
+      if (request.type === 'stop') await app.close();
+      return null;
+    },
+  };
+}
+
+async function startService(seed: ServerSeed): Promise<{ port: number; handle: (request: ServerRequest) => Promise<unknown> }> {
+  const config = loadConfig(process.env);
+  if (seed.logFile !== undefined) mkdirSync(path.dirname(seed.logFile), { recursive: true });
+  const logger = createLogger(
+    config.logLevel,
+    seed.logFile === undefined ? undefined : pino.destination({ dest: seed.logFile, sync: true }),
+  );
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  await db.migrate();
+  const budget = seed.budget;
+  const app = await buildApp({
+    config,
+    logger,
+    db,
+    examBrowser: {
+      budgets: {
+        grantPerPrincipal: budget,
+        grantPerIp: budget,
+        downloadPerIp: budget,
+        proofPerIp: budget,
+        redeemPerIp: budget,
+        readinessPerPrincipal: budget,
+      },
+    },
+  });
+  await app.listen({ port: config.port, host: config.host });
+
+  const settings = createSettingsRepository(db, config.secrets.appSecret);
+  for (const contentId of seed.contentIds) {
+    await settings.saveAssessmentSettings(seed.courseId, {
+      ...defaultAssessmentSettings(seed.courseId, contentId),
+      exbRequired: true,
+      enabled: true,
+      accessCode: 'bench-code-1',
+      exitPasswordOverride: 'bench-exit',
+    });
+  }
+  const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'));
+  const oauth = createOAuthServices(config, db.orm, oneTimeStore, logger);
+  await oauth.oauth.tokens.saveAuthorization({
+    lmsUserId: seed.student.lmsUserId,
+    scopes: APPLICATION_SCOPES,
+    accessToken: seed.student.accessToken,
+    refreshToken: seed.student.refreshToken,
+    expiresInSeconds: null,
+    lmsUserName: seed.student.name,
+    lmsGlobalUserId: null,
+    lmsRegion: null,
+    accountId: null,
+    ltiIssuer: config.lti.issuer,
+    ltiSubject: seed.student.ltiSubject,
+  });
+  // The course is proven for its signed context, as after the first instructor's authorization.
+  await new BindingRepository(db.orm).recordContext(
+    { issuer: config.lti.issuer, kind: 'course', ltiContextId: seed.courseContextId, lmsId: seed.courseId },
+    '2',
+  );
+
+  const services = createExamBrowserServices({
+    config,
+    pool: db.pool,
+    logger,
+    certificates: loadExbCertificate(config.exb, logger),
+    lms: oauth.lms,
+    tokens: oauth.oauth.tokens,
+    identity: new IdentityService(new BindingRepository(db.orm), oauth.oauth.tokens, oauth.lms, logger),
+  });
+  const sessions = app as unknown as { createSecureSession(data: unknown): unknown; encodeSecureSession(session: unknown): string };
+
+  return {
+    port: config.port,
+    handle: async (request) => {
+      switch (request.type) {
+        case 'mint': {
+          const policy = await services.loadPolicy(seed.courseId, request.contentId);
+          if (policy === null || !policy.active) throw new Error(`${request.contentId} is not enforced`);
+          const binding = { courseId: seed.courseId, contentId: request.contentId, fingerprint: policy.fingerprint };
+          // Proof tokens are signed, not stored: 120 seconds from now, as the proof route mints them.
+          if (request.purpose === 'access-proof') return Array.from({ length: request.count }, () => services.proofs.issueToken(binding));
+          const tokens: string[] = [];
+          for (let offset = 0; offset < request.count; offset += 1000) {
+            const batch = Array.from({ length: Math.min(1000, request.count - offset) }, () => ({
+              purpose: request.purpose,
+              courseId: seed.courseId,
+              contentId: request.contentId,
+              fingerprint: policy.fingerprint,
+              // Long enough for the whole run, which the service's clock measures in real time.
+              ttlSeconds: 3600,
+              ...(request.payload === undefined ? {} : { payload: request.payload }),
+            }));
+            for (const issued of await services.store.issue(batch)) tokens.push(issued.token);
+          }
+          return tokens;
+        }
+        case 'cookie':
+          return encodeURIComponent(sessions.encodeSecureSession(sessions.createSecureSession({ data: request.session })));
+        case 'stop':
+          await app.close();
+          await db.close();
+          return null;
+        default:
+          return null;
+      }
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2];
+  const seed = JSON.parse(process.env.BENCH_SEED ?? '{}') as ServerSeed;
+  const server = kind === 'bare' ? await startBare(seed) : await startService(seed);
+  process.on('message', (message: ServerRequest) => {
+    const answer = (result: unknown, error?: unknown) =>
+      process.send?.({ id: message.id, result, error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error) });
+    if (message.type === 'cpu') {
+      answer({ cpu: process.cpuUsage(), maxRssKb: process.resourceUsage().maxRSS, rss: process.memoryUsage().rss });
+      return;
+    }
+    server.handle(message).then(
+      (result) => {
+        answer(result);
+        if (message.type === 'stop') process.disconnect();
+      },
+      (error: unknown) => answer(null, error),
+    );
+  });
+  process.send?.({ ready: true, port: server.port });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench server failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

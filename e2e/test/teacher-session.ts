@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
+import { createSettingsRepository, type SettingsRepository } from '../../server/src/domain/settings/settings-repository.js';
+import { freePort } from '../../server/src/free-port.js';
+import { createTestApp, type TestApp } from '../../server/test/support/app.js';
+import { createMockLms, type MockLms, type RunningLmsServer } from '../src/lms/index.js';
+import { launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, watchServiceProblems } from '../src/support/tool-frame.js';
+
+const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
+const CLIENT_ID = '10000000000001';
+const DEPLOYMENT_ID = '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb';
+const ISSUER = 'https://canvas.instructure.com';
+const OAUTH_CLIENT_ID = '10000000000002';
+const OAUTH_CLIENT_SECRET = 'teacher-session-secret';
+
+export interface TeacherSessionOptions {
+  /** The environment variable naming the screenshot folder; a fresh temporary folder without it. */
+  readonly screenshotsVariable: string;
+  /** Error answers of the service a test provokes on purpose; any other counts as a problem. */
+  readonly provokedRefusal?: (url: string, status: number) => boolean;
+  /** Further configuration of the service. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * The teacher view of the development LMS's course 101 in headless Chromium: the service on its own database, the
+ * development LMS as an HTTP server, an instructor launched into the LMS's tool frame. {@link connect} approves the
+ * LMS authorization in its popup and reads the assessments, as a new instructor does first.
+ */
+export class TeacherSession {
+  readonly problems: string[] = [];
+  tool!: Frame;
+
+  private constructor(
+    readonly app: TestApp,
+    readonly lms: MockLms,
+    private readonly lmsServer: RunningLmsServer,
+    private readonly browser: LaunchedBrowser,
+    readonly context: BrowserContext,
+    readonly page: Page,
+    readonly settings: SettingsRepository,
+    readonly shots: string,
+  ) {}
+
+  static async start(options: TeacherSessionOptions): Promise<TeacherSession> {
+    if (!existsSync(CLIENT_MANIFEST)) throw new Error('the client bundle is missing: run `npm run build -w client`');
+    const lmsUrl = `http://127.0.0.1:${await freePort()}`;
+    const app = await createTestApp({
+      listen: true,
+      env: {
+        LMS_URL: lmsUrl,
+        LTI_ISSUER: ISSUER,
+        LTI_CLIENT_ID: CLIENT_ID,
+        LTI_DEPLOYMENT_ID: DEPLOYMENT_ID,
+        LMS_OAUTH_CLIENT_ID: OAUTH_CLIENT_ID,
+        LMS_OAUTH_CLIENT_SECRET: OAUTH_CLIENT_SECRET,
+        ...options.env,
+      },
+    });
+    const lms = createMockLms({
+      baseUrl: lmsUrl,
+      issuer: ISSUER,
+      tool: {
+        baseUrl: app.url!,
+        clientId: CLIENT_ID,
+        deploymentId: DEPLOYMENT_ID,
+        oauthClientId: OAUTH_CLIENT_ID,
+        oauthClientSecret: OAUTH_CLIENT_SECRET,
+      },
+    });
+    const lmsServer = await lms.startHttpServer();
+    const browser = await launchBrowser();
+    const context = await browser.browser.newContext({ viewport: { width: 1100, height: 900 } });
+    const page = await context.newPage();
+    const shots = process.env[options.screenshotsVariable] ?? mkdtempSync(path.join(tmpdir(), 'exb-teacher-'));
+    mkdirSync(shots, { recursive: true });
+    process.stderr.write(`\n[${options.screenshotsVariable}] screenshots in ${shots}\n`);
+    const session = new TeacherSession(
+      app,
+      lms,
+      lmsServer,
+      browser,
+      context,
+      page,
+      createSettingsRepository(app.db, app.config.secrets.appSecret),
+      shots,
+    );
+    watchServiceProblems(page, app.url!, session.problems, options.provokedRefusal);
+    return session;
+  }
+
+  /** Launches as the instructor, authorizes the tool in the LMS popup and reads the course's assessments. */
+  async connect(): Promise<void> {
+    this.tool = await launchIntoToolFrame(this.page, this.lms.launchPageUrl, 'Launch as instructor', this.app.url!);
+    const [popup] = await Promise.all([
+      this.page.waitForEvent('popup'),
+      this.tool.getByRole('button', { name: 'Authorize the tool in the LMS' }).click({ timeout: PAGE_TIMEOUT_MS }),
+    ]);
+    await approveLmsAuthorization(popup, this.lms.baseUrl, this.app.url!);
+    // The popup's page tells the tool frame that the connection is made; closing it earlier would cut that short.
+    await this.visible(popup.getByRole('heading', { name: 'Connected to the LMS' }));
+    await popup.close();
+    const refresh = this.tool.getByRole('button', { name: 'Refresh from LMS' });
+    await refresh.waitFor({ state: 'visible', timeout: PAGE_TIMEOUT_MS });
+    await this.visible(this.tool.getByText(/^LMS:\s*Connected$/), PAGE_TIMEOUT_MS);
+    await refresh.click();
+    await this.visible(this.tool.getByRole('rowheader', { name: 'Midterm exam' }));
+  }
+
+  async visible(locator: Locator, timeout = 10_000): Promise<void> {
+    await locator.first().waitFor({ state: 'visible', timeout });
+  }
+
+  /** The whole tool as the LMS shows it: the frame is stretched to its content so nothing is cut off. */
+  async screenshot(name: string): Promise<void> {
+    const height = await this.tool.evaluate(() => document.documentElement.scrollHeight);
+    await this.page.evaluate((h) => {
+      const frame = document.querySelector<HTMLIFrameElement>('iframe#tool_content');
+      if (frame) frame.style.height = `${h + 4}px`;
+    }, height);
+    await this.page.screenshot({ path: path.join(this.shots, `${name}.png`), fullPage: true });
+    await this.page.evaluate(() => {
+      const frame = document.querySelector<HTMLIFrameElement>('iframe#tool_content');
+      if (frame) frame.style.height = '';
+    });
+  }
+
+  /** One element of the tool, for a close look at a field and its message. */
+  async screenshotOf(locator: Locator, name: string): Promise<void> {
+    await locator.screenshot({ path: path.join(this.shots, `${name}.png`) });
+  }
+
+  async close(): Promise<void> {
+    await this.context.close();
+    await this.browser.close();
+    await this.lmsServer.close();
+    await this.app.close();
+  }
+}
