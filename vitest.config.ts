@@ -9,6 +9,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@exb\/shared$/, replacement: here('./shared/src/index.ts') },
+      // A module split into a folder keeps its import path, as the package's exports map it.
+      { find: /^@exb\/shared\/exb-policy\.js$/, replacement: here('./shared/src/exb-policy/index.ts') },
       { find: /^@exb\/shared\/(.*)\.js$/, replacement: here('./shared/src/$1.ts') },
       { find: /^@exb\/migrations$/, replacement: here('./migrations/src/index.ts') },
       { find: /^@exb\/server$/, replacement: here('./server/src/app.ts') },
