@@ -1,4 +1,5 @@
 import { Suspense } from 'react';
+import { useTranslation } from 'react-i18next';
 import type { Bootstrap } from './bootstrap';
 import { Loading } from './components/Loading';
 import { PageMessage } from './components/PageMessage';
@@ -6,13 +7,14 @@ import { ViewErrorBoundary } from './components/ViewErrorBoundary';
 import { resolveView } from './views';
 
 export function App({ bootstrap }: { bootstrap: Bootstrap }) {
+  const { t } = useTranslation();
   const View = resolveView(bootstrap.view);
   if (!View) {
     return (
       <PageMessage
-        title="This page is not available"
-        message="This version of the tool does not know how to show this page. Reload the page; if the problem persists, open the tool again from the LMS or contact your LMS administrator."
-        details={[{ label: 'Requested view', value: bootstrap.view }]}
+        title={t('unknownView.title')}
+        message={t('unknownView.message')}
+        details={[{ label: t('unknownView.requestedView'), value: bootstrap.view }]}
       />
     );
   }

@@ -11,20 +11,25 @@ export const bootstrapSchema = z.looseObject({
   view: z.string().min(1),
   /** Present where the server issued an action token for administrator mutations. */
   actionToken: z.string().min(1).optional(),
+  /** The page's language, chosen by the server (`shared/src/i18n/locale.ts`). */
+  locale: z.string().optional(),
 });
 
 export type Bootstrap = z.infer<typeof bootstrapSchema>;
 
 export type BootstrapResult =
   | { ok: true; bootstrap: Bootstrap }
-  | { ok: false; reason: string; details: string[] };
+  | { ok: false; reason: BootstrapFailure; details: string[] };
+
+/** Why a page's data could not be read; each is a message of the `common` catalogue (`pageUnavailable.*`). */
+export type BootstrapFailure = 'bootstrapMissing' | 'bootstrapInvalid' | 'bootstrapIncomplete';
 
 export function readBootstrap(doc: Document = document): BootstrapResult {
   const element = doc.getElementById(BOOTSTRAP_ELEMENT_ID);
   if (!(element instanceof HTMLScriptElement) || element.type !== 'application/json') {
     return {
       ok: false,
-      reason: 'The page does not contain its data.',
+      reason: 'bootstrapMissing',
       details: [`Expected <script id="${BOOTSTRAP_ELEMENT_ID}" type="application/json">.`],
     };
   }
@@ -35,14 +40,14 @@ export function readBootstrap(doc: Document = document): BootstrapResult {
   } catch (error) {
     return {
       ok: false,
-      reason: 'The page data is not valid JSON.',
+      reason: 'bootstrapInvalid',
       details: [error instanceof Error ? error.message : String(error)],
     };
   }
 
   const parsed = bootstrapSchema.safeParse(raw);
   if (!parsed.success) {
-    return { ok: false, reason: 'The page data is incomplete.', details: describeIssues(parsed.error) };
+    return { ok: false, reason: 'bootstrapIncomplete', details: describeIssues(parsed.error) };
   }
   return { ok: true, bootstrap: parsed.data };
 }

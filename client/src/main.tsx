@@ -5,14 +5,17 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { readBootstrap } from './bootstrap';
 import { PageMessage } from './components/PageMessage';
+import { i18next, startI18n } from './i18n/i18n';
+import { pageLocale } from './i18n/page-locale';
 import { getLiveRegion } from './lib/live-region';
 
-function mount(): void {
+async function mount(): Promise<void> {
   const container = document.getElementById('root') ?? document.body.appendChild(document.createElement('div'));
   // Announcements are only read for a live region that existed before the content changed.
   getLiveRegion();
 
   const result = readBootstrap();
+  await startI18n(pageLocale(result.ok ? result.bootstrap : undefined));
   createRoot(container).render(
     <StrictMode>
       <InstUISettingsProvider theme={canvas}>
@@ -20,8 +23,8 @@ function mount(): void {
           <App bootstrap={result.bootstrap} />
         ) : (
           <PageMessage
-            title="This page could not be displayed"
-            message={`${result.reason} Reload the page; if the problem persists, open the tool again from the LMS.`}
+            title={i18next.t('pageUnavailable.title')}
+            message={i18next.t('pageUnavailable.reload', { reason: i18next.t(`pageUnavailable.${result.reason}`) })}
             details={result.details}
           />
         )}
@@ -30,4 +33,4 @@ function mount(): void {
   );
 }
 
-mount();
+void mount();

@@ -105,7 +105,7 @@ async function authorizeThroughPopup(env: Environment, page: Page, tool: Frame):
   await popup.locator('#oauth2_accept').click();
   await popup.waitForURL((url) => url.href.startsWith(`${dev.serviceUrl}/api/oauth2callback`), { timeout: 15_000 });
   await popup.locator('#exb-bootstrap').waitFor({ state: 'attached' });
-  expect(await bootstrapOf(popup)).toEqual({ view: 'lms-oauth-connected', lmsReturnUrl: `${dev.lmsUrl}/accounts/1`, redirectUrl: '/lti/launch' });
+  expect(await bootstrapOf(popup)).toEqual({ locale: 'en', view: 'lms-oauth-connected', lmsReturnUrl: `${dev.lmsUrl}/accounts/1`, redirectUrl: '/lti/launch' });
   await expect.poll(() => popup.getByText('The tool has been told').count()).toBe(1);
 
   // The completion signal reached the tool frame, which asked again and now shows the dashboard, in the same page.

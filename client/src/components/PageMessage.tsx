@@ -1,4 +1,5 @@
 import { Alert, Link, List, Text, View } from '@instructure/ui';
+import { useTranslation } from 'react-i18next';
 import { DefinitionList } from './DefinitionList';
 import { Page } from './Page';
 
@@ -13,30 +14,24 @@ export type PageMessageProps = {
   lmsReturnUrl?: string;
 };
 
-const VARIANT_LABEL: Record<NonNullable<PageMessageProps['variant']>, string> = {
-  info: 'Information,',
-  success: 'Success,',
-  warning: 'Warning,',
-  error: 'Error,',
-};
-
 /** A full page with one message: notices from the server and the client's own fallbacks. */
 export function PageMessage({ title, message, variant = 'error', details = [], lmsReturnUrl }: PageMessageProps) {
+  const { t } = useTranslation();
   const lines = details.filter((d): d is string => typeof d === 'string');
   const pairs = details.filter((d): d is { label: string; value: string } => typeof d !== 'string');
 
   return (
     <Page title={title}>
-      <Alert variant={variant} variantScreenReaderLabel={VARIANT_LABEL[variant]} hasShadow={false} margin="0 0 medium">
+      <Alert variant={variant} variantScreenReaderLabel={t(`variant.${variant}`)} hasShadow={false} margin="0 0 medium">
         <Text>{message}</Text>
       </Alert>
       {pairs.length > 0 && (
-        <View as="section" display="block" margin="0 0 medium" aria-label="Details">
+        <View as="section" display="block" margin="0 0 medium" aria-label={t('details')}>
           <DefinitionList items={pairs.map((p, i) => ({ key: `${i}`, term: p.label, description: p.value }))} />
         </View>
       )}
       {lines.length > 0 && (
-        <View as="section" display="block" margin="0 0 medium" aria-label="Details">
+        <View as="section" display="block" margin="0 0 medium" aria-label={t('details')}>
           <List margin="0">
             {lines.map((line, i) => (
               <List.Item key={i}>{line}</List.Item>
@@ -46,7 +41,7 @@ export function PageMessage({ title, message, variant = 'error', details = [], l
       )}
       {lmsReturnUrl !== undefined && (
         <Link href={lmsReturnUrl} target="_top">
-          Return to the LMS
+          {t('returnToLms')}
         </Link>
       )}
     </Page>

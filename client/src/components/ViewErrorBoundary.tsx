@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { i18next } from '../i18n/i18n';
 import { PageMessage } from './PageMessage';
 
 type State = { error: Error | null };
@@ -22,8 +23,8 @@ export class ViewErrorBoundary extends Component<{ children: ReactNode }, State>
     if (this.state.error) {
       return (
         <PageMessage
-          title="This page could not be displayed"
-          message="Something went wrong while showing this page. Reload the page; if the problem persists, open the tool again from the LMS."
+          title={i18next.t('pageUnavailable.title')}
+          message={i18next.t('pageUnavailable.renderFailed')}
           details={[this.state.error.message]}
         />
       );

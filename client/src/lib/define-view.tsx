@@ -1,4 +1,5 @@
 import { useMemo, type ComponentType } from 'react';
+import { useTranslation } from 'react-i18next';
 import { describeIssues, type Bootstrap } from '../bootstrap';
 import { PageMessage } from '../components/PageMessage';
 import type { z } from './zod';
@@ -17,12 +18,13 @@ export function defineView<S extends z.ZodType>(
   Component: ComponentType<{ data: z.output<S>; view: string }>,
 ): ViewComponent {
   function ValidatedView({ bootstrap }: ViewProps) {
+    const { t } = useTranslation();
     const parsed = useMemo(() => schema.safeParse(bootstrap), [bootstrap]);
     if (!parsed.success) {
       return (
         <PageMessage
-          title="This page could not be displayed"
-          message={`The data for the "${bootstrap.view}" page is incomplete. Reload the tool from the LMS; if the problem persists, tell your LMS administrator.`}
+          title={t('pageUnavailable.title')}
+          message={t('pageUnavailable.viewData', { view: bootstrap.view })}
           details={describeIssues(parsed.error)}
         />
       );

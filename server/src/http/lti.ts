@@ -1,3 +1,4 @@
+import { localeOfTag, negotiateLocale } from '@exb/shared/i18n/locale.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { carriedExbLaunches } from '../domain/exam-browser/launch-decision.js';
@@ -58,6 +59,7 @@ export async function handleLaunch(
     launchTarget: target.path,
     lmsReturnUrl: lmsHomeUrl(ctx.config.lmsUrl, principal),
     exbLaunches: carriedExbLaunches(readSessionOfAnyAge(request), principal),
+    locale: localeOfTag(claimed.claims.locale) ?? negotiateLocale(request.headers['accept-language']),
   });
   return target.kind === 'exb' ? sendExbLaunch(request, reply, ctx, session, target.contentId) : sendRoleView(reply, ctx, session);
 }

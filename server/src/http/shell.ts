@@ -2,6 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { DEFAULT_LOCALE, type Locale } from '@exb/shared/i18n/locale.js';
+import { requestLocale } from '../security/session.js';
 
 const manifestSchema = z.record(
   z.string(),
@@ -84,17 +86,17 @@ export class ShellRenderer {
     this.headers = htmlSecurityHeaders(options.lmsOrigin);
   }
 
-  html(data: ViewData, title = 'Exam browser enforcement'): string {
+  html(data: ViewData, title = 'Exam browser enforcement', locale: Locale = DEFAULT_LOCALE): string {
     const styles = this.assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
     const script = this.assets.script
       ? `<script type="module" src="${escapeHtml(this.assets.script)}"></script>`
       : '<p>The client has not been built. Run <code>npm run build</code>.</p>';
     return (
-      '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
+      `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">` +
       '<meta name="viewport" content="width=device-width, initial-scale=1">' +
       `<title>${escapeHtml(title)}</title>${styles}</head><body><div id="root"></div>` +
       '<noscript>This page needs JavaScript.</noscript>' +
-      `<script id="exb-bootstrap" type="application/json">${scriptSafeJson(data)}</script>${script}</body></html>`
+      `<script id="exb-bootstrap" type="application/json">${scriptSafeJson({ ...data, locale })}</script>${script}</body></html>`
     );
   }
 
@@ -103,6 +105,6 @@ export class ShellRenderer {
       .code(options.status ?? 200)
       .headers(this.headers)
       .type('text/html; charset=utf-8')
-      .send(this.html(data, options.title));
+      .send(this.html(data, options.title, requestLocale(reply.request)));
   }
 }

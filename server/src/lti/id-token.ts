@@ -14,6 +14,7 @@ export const LTI_CLAIMS = {
   custom: `${LTI}custom`,
   context: `${LTI}context`,
   resourceLink: `${LTI}resource_link`,
+  launchPresentation: `${LTI}launch_presentation`,
 } as const;
 
 export const RESOURCE_LINK_REQUEST = 'LtiResourceLinkRequest';
@@ -62,6 +63,8 @@ export interface LaunchClaims {
   custom: Record<string, unknown>;
   name: string | undefined;
   context: LaunchContextClaim | undefined;
+  /** `launch_presentation.locale`: the user's language in the LMS; it only chooses the words of the pages. */
+  locale: string | undefined;
 }
 
 const KID = /^[\x21-\x7e]{1,256}$/;
@@ -171,7 +174,12 @@ export async function verifyIdToken(
     custom: custom as Record<string, unknown>,
     name: boundedString(payload.name, 256),
     context: readContext(payload[LTI_CLAIMS.context]),
+    locale: readLocale(payload[LTI_CLAIMS.launchPresentation]),
   };
+}
+
+function readLocale(claim: unknown): string | undefined {
+  return claim && typeof claim === 'object' ? boundedString((claim as Record<string, unknown>).locale, 64) : undefined;
 }
 
 function readResourceLinkId(claim: unknown): string | undefined {

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { SUPPORTED_LOCALES, negotiateLocale, type Locale } from '@exb/shared/i18n/locale.js';
 import { z } from 'zod';
 import { principalSchema, type Principal } from '../identity/principal.js';
 import { randomToken, sha256Hex } from './random-token.js';
@@ -16,6 +17,8 @@ export const sessionDataSchema = z.object({
   lmsReturnUrl: z.string().max(2048).optional(),
   /** Completed exam-browser launches: content id → epoch milliseconds. */
   exbLaunches: z.record(z.string(), z.number()).default({}),
+  /** The language of the pages, from the launch's `launch_presentation.locale` (or the browser's, without one). */
+  locale: z.enum(SUPPORTED_LOCALES).optional(),
   /** When the launch that created the session happened; popup handovers keep it. */
   createdAt: z.number(),
 });
@@ -47,6 +50,15 @@ export function readSession(request: FastifyRequest, now: number = Date.now()): 
 
 export function readPrincipal(request: FastifyRequest): Principal | null {
   return readSession(request)?.principal ?? null;
+}
+
+/**
+ * The language a page speaks: the session's, else the browser's Accept-Language, else English. Routes outside the
+ * session's scope have no session to read, and a page must never fail over its language.
+ */
+export function requestLocale(request: FastifyRequest): Locale {
+  const session = (request as { session?: unknown }).session === undefined ? null : readSession(request);
+  return session?.locale ?? negotiateLocale(request.headers['accept-language']);
 }
 
 /** Replaces whatever session the browser had with a new one carrying a fresh session id. */

@@ -27,7 +27,7 @@ describe('unknown addresses', () => {
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.headers['content-security-policy']).toContain("default-src 'none'");
-      if (method === 'GET') expect(bootstrapOf(response.body)).toEqual({ view: 'not-found', lmsReturnUrl: LMS });
+      if (method === 'GET') expect(bootstrapOf(response.body)).toEqual({ locale: 'en', view: 'not-found', lmsReturnUrl: LMS });
     }
   });
 

@@ -49,7 +49,7 @@ describe('GET /api/oauth2callback', () => {
       expect(response.headers['referrer-policy']).toBe('no-referrer');
       expect(response.headers['cache-control']).toBe('no-store');
       const bootstrap = bootstrapOf(response.body);
-      expect(bootstrap).toEqual({ view: 'lms-oauth-connected', lmsReturnUrl: `${LMS_URL}/courses/101`, redirectUrl: '/lti/launch' });
+      expect(bootstrap).toEqual({ locale: 'en', view: 'lms-oauth-connected', lmsReturnUrl: `${LMS_URL}/courses/101`, redirectUrl: '/lti/launch' });
       expect(response.body).not.toContain('code=');
 
       const exchange = bed.lms.calls.last(TOKEN_ROUTE)!;
@@ -68,7 +68,7 @@ describe('GET /api/oauth2callback', () => {
       const { callbackPath } = await approvedCallback(bed, cookie, { start: '/api/student-session-authorize?redirect_url=/evil', lmsUser: 3 });
       const response = await callback(callbackPath, cookie);
       expect(response.statusCode).toBe(200);
-      expect(bootstrapOf(response.body)).toEqual({ view: 'student-session-connected', returnUrl: '/exb/launch/newquiz:101:301?connected=1' });
+      expect(bootstrapOf(response.body)).toEqual({ locale: 'en', view: 'student-session-connected', returnUrl: '/exb/launch/newquiz:101:301?connected=1' });
       expect((await records())[0]).toMatchObject({ lms_user_id: '3', grant_type: 'instructor' });
     });
 
@@ -78,7 +78,7 @@ describe('GET /api/oauth2callback', () => {
       expect(scopes).toEqual([...ADMIN_AND_APPLICATION_SCOPES]);
       const response = await callback(callbackPath, cookie);
       expect(response.statusCode).toBe(200);
-      expect(bootstrapOf(response.body)).toEqual({ view: 'lms-oauth-connected', lmsReturnUrl: `${LMS_URL}/accounts/1`, redirectUrl: '/lti/launch' });
+      expect(bootstrapOf(response.body)).toEqual({ locale: 'en', view: 'lms-oauth-connected', lmsReturnUrl: `${LMS_URL}/accounts/1`, redirectUrl: '/lti/launch' });
       expect((await records())[0]).toMatchObject({ lms_user_id: '1', grant_type: 'account_admin', account_id: '1', scopes: [...ADMIN_AND_APPLICATION_SCOPES] });
     });
 

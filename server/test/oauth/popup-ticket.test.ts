@@ -344,7 +344,7 @@ describe('OAuth popup tickets', () => {
 
       const callback = await bed.t.app.inject({ method: 'GET', url: callbackPath, headers: { cookie: popupCookie } });
       expect(callback.statusCode).toBe(200);
-      expect(bootstrapOf(callback.body)).toEqual({ view: 'lms-oauth-connected', lmsReturnUrl: `${LMS_URL}/courses/101`, redirectUrl: '/lti/launch' });
+      expect(bootstrapOf(callback.body)).toEqual({ locale: 'en', view: 'lms-oauth-connected', lmsReturnUrl: `${LMS_URL}/courses/101`, redirectUrl: '/lti/launch' });
       const rows = await sql<{ lms_user_id: string; scopes: string[] }[]>('select lms_user_id, scopes from lms_oauth_token');
       expect(rows).toEqual([{ lms_user_id: '2', scopes: [...APPLICATION_SCOPES] }]);
 
@@ -363,7 +363,7 @@ describe('OAuth popup tickets', () => {
       const start = await open('student-session-authorize', `ticket=${await ticketFor(iframe.cookie, 'student-session-authorize')}`);
       const callback = await bed.t.app.inject({ method: 'GET', url: await approveInLms(start, 3), headers: { cookie: sessionCookieOf(start) } });
       expect(callback.statusCode).toBe(200);
-      expect(bootstrapOf(callback.body)).toEqual({ view: 'student-session-connected', returnUrl: '/exb/launch/newquiz:101:301?connected=1' });
+      expect(bootstrapOf(callback.body)).toEqual({ locale: 'en', view: 'student-session-connected', returnUrl: '/exb/launch/newquiz:101:301?connected=1' });
     });
 
     it('administrator: the callback in the popup stores the account grant', async () => {
