@@ -4,11 +4,12 @@
  * - `common`: what every page shares (page chrome, buttons, fallbacks);
  * - `errors`: one message per error code (`shared/src/error-codes.ts`, the LTI launch refusals);
  * - `policy`: the field messages of the exam-settings rules (`shared/src/exb-policy/`);
- * - `pages`: the public and server-rendered pages (status, setup, notices, exits, setup check);
+ * - `pages`: the public views (service status, setup, notices, the required-browser and setup-check pages);
+ * - `launch`: what the server renders itself: launch refusals, the hand-off, exit and outside-the-LMS pages;
  * - `student`, `teacher`, `admin`: their views;
  * - `detector`: the prompts the detector shows inside the LMS page.
  */
-export const NAMESPACES = ['common', 'errors', 'policy', 'pages', 'student', 'teacher', 'admin', 'detector'] as const;
+export const NAMESPACES = ['common', 'errors', 'policy', 'pages', 'launch', 'student', 'teacher', 'admin', 'detector'] as const;
 
 export type Namespace = (typeof NAMESPACES)[number];
 
