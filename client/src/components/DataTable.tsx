@@ -21,6 +21,14 @@ export interface TableColumn<Row> {
   readonly render: (row: Row) => ReactNode;
 }
 
+/**
+ * A header only screen readers read. A stacked table prints each column's header before the value, and pairs headers
+ * with cells by position, skipping a missing one: an empty header keeps the pairs and prints nothing.
+ */
+function hiddenHeader(header: string, stacked: boolean): ReactNode {
+  return stacked ? '' : <ScreenReaderContent>{header}</ScreenReaderContent>;
+}
+
 export interface DataTableProps<Row> {
   /** What the table lists, for screen readers. */
   caption: string;
@@ -50,7 +58,7 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, hover = false, 
           <Table.Row>
             {columns.map((column) => (
               <Table.ColHeader key={column.id} id={column.id} width={column.width}>
-                {column.headerHidden ? narrow ? null : <ScreenReaderContent>{column.header}</ScreenReaderContent> : column.header}
+                {column.headerHidden ? hiddenHeader(column.header, narrow) : column.header}
               </Table.ColHeader>
             ))}
           </Table.Row>
