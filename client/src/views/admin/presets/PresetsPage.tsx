@@ -111,7 +111,7 @@ function PresetCard({ preset, onEdit, onDeleted }: { preset: Preset; onEdit: () 
         <Flex gap="x-small" wrap="wrap">
           <Button size="small" onClick={() => setOpen((value) => !value)} aria-expanded={open}>
             {open ? t('close') : t('presets.details')}
-            <ScreenReaderContent> {t('presets.of', { name: preset.name })}</ScreenReaderContent>
+            <ScreenReaderContent> {open ? t('presets.closeFor', { name: preset.name }) : t('presets.detailsFor', { name: preset.name })}</ScreenReaderContent>
           </Button>
           <Button size="small" onClick={onEdit}>
             {t('presets.edit')}
