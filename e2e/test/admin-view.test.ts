@@ -210,6 +210,9 @@ describe.runIf(browserAvailable())('the administrator dashboard in Chromium', { 
     await s.screenshot('14-narrow-list');
     await tool.getByRole('tab', { name: 'Connect courses' }).click();
     await s.visible(tool.getByRole('rowheader', { name: /Biology 101/ }), PAGE_TIMEOUT_MS);
+    // Stacked, each value stands under its own column's name, past the unnamed column of checkboxes.
+    await s.visible(row('Biology 101').getByText('Term: Fall 2026'));
+    await s.visible(row('Biology 101').getByText('Teachers: Ian Instructor'));
     expect(await s.fitsWidth()).toBe(true);
     await s.screenshot('15-narrow-catalog');
     await tool.getByRole('tab', { name: 'Connected courses' }).click();
