@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { CoursePrincipal } from '../identity/principal.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
@@ -50,14 +51,14 @@ export function sendRateLimited(reply: FastifyReply, message: string): FastifyRe
     .code(429)
     .header('retry-after', String(RATE_LIMIT_RETRY_AFTER_SECONDS))
     .header('cache-control', reply.getHeader('cache-control') ?? 'no-store')
-    .send(errorBody('RATE_LIMITED', message));
+    .send(errorBody(ErrorCodes.RATE_LIMITED, message));
 }
 
 export function sendPrincipalRequired(reply: FastifyReply): FastifyReply {
   return reply
     .code(403)
     .header('cache-control', 'no-store')
-    .send(errorBody('LTI_PRINCIPAL_REQUIRED', 'Open this quiz from your course in the LMS; this session does not belong to it.'));
+    .send(errorBody(ErrorCodes.LTI_PRINCIPAL_REQUIRED, 'Open this quiz from your course in the LMS; this session does not belong to it.'));
 }
 
 /** The contract's 404 without an error code: no configuration or setting for the assessment. */

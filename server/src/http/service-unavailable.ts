@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { errorBody } from './error-body.js';
 import { wantsPage } from './page-request.js';
 import { htmlSecurityHeaders } from './shell.js';
@@ -53,6 +54,6 @@ export function sendServiceUnavailable(request: FastifyRequest, reply: FastifyRe
       );
   }
   return reply.send(
-    errorBody('SERVICE_UNAVAILABLE', 'The service cannot reach its database at the moment. Try again in a few seconds.'),
+    errorBody(ErrorCodes.SERVICE_UNAVAILABLE, 'The service cannot reach its database at the moment. Try again in a few seconds.'),
   );
 }

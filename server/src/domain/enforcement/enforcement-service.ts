@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
@@ -69,7 +70,7 @@ export class EnforcementService {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       if (!isConfigValid(current, courseDefaults, this.deps.managedExitPassword)) {
-        throw new DomainError('EXB_QUIT_PASSWORD_REQUIRED',
+        throw new DomainError(ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED,
           'Set an exit password for this assessment or in the course defaults before requiring the exam browser.',
         );
       }
@@ -135,7 +136,7 @@ export class EnforcementService {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       if (!isOn(current) || current.accessCode === null) {
-        throw new DomainError('EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so it has no access code to replace.');
+        throw new DomainError(ErrorCodes.EXB_NOT_ENABLED, 'The exam browser is not required for this assessment, so it has no access code to replace.');
       }
       let code = this.generateCode();
       while (code === current.accessCode) code = this.generateCode();
@@ -172,10 +173,10 @@ export class EnforcementService {
       const { current, courseDefaults } = await this.load(ref);
       requireEnforcedCode(current);
       const observed = await new LmsCodeReader(lms, ref.courseId).read(ref);
-      if (observed.kind === 'gone') throw new DomainError('ASSESSMENT_NOT_IN_LMS', 'The quiz is no longer in the LMS, so it has no code to accept.');
-      if (observed.kind === 'hidden') throw new DomainError('LMS_ACCESS_CODE_HIDDEN', 'The LMS does not show this quiz’s access code to your account.');
+      if (observed.kind === 'gone') throw new DomainError(ErrorCodes.ASSESSMENT_NOT_IN_LMS, 'The quiz is no longer in the LMS, so it has no code to accept.');
+      if (observed.kind === 'hidden') throw new DomainError(ErrorCodes.LMS_ACCESS_CODE_HIDDEN, 'The LMS does not show this quiz’s access code to your account.');
       if (observed.code === null) {
-        throw new DomainError('LMS_ACCESS_CODE_MISSING', 'The LMS has no access code on this quiz. Re-apply protection instead.');
+        throw new DomainError(ErrorCodes.LMS_ACCESS_CODE_MISSING, 'The LMS has no access code on this quiz. Re-apply protection instead.');
       }
       const saved =
         observed.code === current.accessCode
@@ -253,7 +254,7 @@ export class EnforcementService {
 /** Repairs act on enforced assessments only; the stored code is what they put back. */
 function requireEnforcedCode(settings: AssessmentSettings): string {
   if (!isOn(settings) || settings.accessCode === null) {
-    throw new DomainError('EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so there is no protection to repair.');
+    throw new DomainError(ErrorCodes.EXB_NOT_ENABLED, 'The exam browser is not required for this assessment, so there is no protection to repair.');
   }
   return settings.accessCode;
 }

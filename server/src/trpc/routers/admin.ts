@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ADMIN_PAGE_LIMIT } from '@exb/shared/admin-courses.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { auditFilterSchema } from '../../domain/activity/audit-views.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
@@ -51,7 +52,7 @@ export const adminRouter = router({
     /** A fresh action token for this session; only the tool's own pages ask (same-origin fetch). */
     renew: adminSession.query(({ ctx }) => {
       if (!isSameOriginOrUnmarked({ headers: ctx.requestHeaders })) {
-        throw new DomainError('CROSS_SITE_REQUEST', 'This request can only be made from the tool itself.');
+        throw new DomainError(ErrorCodes.CROSS_SITE_REQUEST, 'This request can only be made from the tool itself.');
       }
       const { actionTokens } = ctx.app;
       return { actionToken: actionTokens.issue(ctx.session, 'admin-mutation'), expiresInSeconds: actionTokens.lifetimeSeconds('admin-mutation') };

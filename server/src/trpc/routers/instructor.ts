@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
 import { normalizeContentId } from '@exb/shared/content-id.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
@@ -31,9 +32,9 @@ import { auditedRepair, repairMessage } from './repair-audit.js';
 
 const instructor = publicProcedure.use(({ ctx, next }) => {
   const principal = ctx.session?.principal;
-  if (!principal) throw toTrpcError(new DomainError('UNAUTHORIZED', 'Open this tool from the LMS to continue.'));
+  if (!principal) throw toTrpcError(new DomainError(ErrorCodes.UNAUTHORIZED, 'Open this tool from the LMS to continue.'));
   if (principal.kind !== 'instructor') {
-    throw toTrpcError(new DomainError('INSTRUCTOR_REQUIRED', 'Only instructors of this course can manage exam settings.'));
+    throw toTrpcError(new DomainError(ErrorCodes.INSTRUCTOR_REQUIRED, 'Only instructors of this course can manage exam settings.'));
   }
   const app = ctx.app;
   return next({
@@ -118,9 +119,9 @@ async function scopedAssessment(ctx: Ctx, input: { courseId: string; quizId: str
 /** Structured save: one assessment named by `contentId` (new quiz) or `quizId` (classic content id or bare id). */
 function structuredTarget(input: { contentId?: string | undefined; quizId?: string | undefined }): string {
   const given = [input.contentId, input.quizId].filter((value): value is string => value !== undefined);
-  if (given.length === 0) throw new DomainError('INVALID_REQUEST', 'Name the assessment with contentId or quizId.');
+  if (given.length === 0) throw new DomainError(ErrorCodes.INVALID_REQUEST, 'Name the assessment with contentId or quizId.');
   const normalized = new Set(given.map((value) => normalizeContentId(value) ?? value));
-  if (normalized.size > 1) throw new DomainError('INVALID_REQUEST', 'contentId and quizId name different assessments.');
+  if (normalized.size > 1) throw new DomainError(ErrorCodes.INVALID_REQUEST, 'contentId and quizId name different assessments.');
   return given[0]!;
 }
 
@@ -329,7 +330,7 @@ export const instructorRouter = router({
       )
       .mutation(async ({ ctx, input }) => {
         if (input.userId !== ctx.principal.lmsUserId) {
-          throw new DomainError('USER_MISMATCH', 'This request names a user other than the one signed in.');
+          throw new DomainError(ErrorCodes.USER_MISMATCH, 'This request names a user other than the one signed in.');
         }
         const ref = await ctx.services.scope.resolve(ctx.principal.courseId, structuredTarget(input));
         const { userId: _userId, contentId: _contentId, quizId: _quizId, ...policy } = input;

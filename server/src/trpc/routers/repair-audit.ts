@@ -1,3 +1,4 @@
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../../context.js';
 import type { AssessmentRef } from '../../domain/assessments/scope.js';
 import type { RepairedView } from '../../domain/enforcement/enforcement-service.js';
@@ -32,7 +33,7 @@ export async function auditedRepair(ctx: RepairContext, ref: AssessmentRef, acti
     await ctx.app.audit.record({ ...entry, outcome: 'success', details: { verificationStatus: result.verificationStatus } });
     return result;
   } catch (error) {
-    const errorCode = typeof (error as { errorCode?: unknown }).errorCode === 'string' ? (error as { errorCode: string }).errorCode : 'INTERNAL_ERROR';
+    const errorCode = typeof (error as { errorCode?: unknown }).errorCode === 'string' ? (error as { errorCode: string }).errorCode : ErrorCodes.INTERNAL_ERROR;
     await ctx.app.audit.record({ ...entry, outcome: 'failed', details: { errorCode } }).catch(() => undefined);
     throw error;
   }
