@@ -1,4 +1,4 @@
-import { isDomainError } from '../domain/errors.js';
+import { isDomainError } from '../domain-error.js';
 import type { Principal } from '../identity/principal.js';
 import { auditActor, type AuditEntryInput, type AuditLog, type AuditOutcome } from './audit-log.js';
 

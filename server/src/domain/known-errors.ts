@@ -8,7 +8,7 @@ import {
   LmsRateLimitedError,
   LmsTimeoutError,
 } from '../lms/errors.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../domain-error.js';
 import { assessmentBusyError } from './locks.js';
 import { SettingsConflictError } from './settings/settings-repository.js';
 

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { isLeaseHeld, releaseLease, tryAcquireLease } from '../db/leases.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../domain-error.js';
 
 /**
  * The management locks, as rows of the `lease` table so every instance sees them:

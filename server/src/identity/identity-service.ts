@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { CoursePrincipal, Principal } from './principal.js';
 import type { LmsApi } from '../lms/api.js';
 import type { LmsConnector } from '../lms/connector.js';

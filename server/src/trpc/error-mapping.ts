@@ -2,7 +2,7 @@ import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { z } from 'zod';
 import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../domain-error.js';
 import { domainErrorFrom, type KnownErrorOptions } from '../domain/known-errors.js';
 
 /**

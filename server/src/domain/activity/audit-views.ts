@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AuditEntry, AuditLog, AuditQuery } from '../../audit/audit-log.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 
 /** An entry as the teacher and administrator views show it; times as ISO strings. */
 export interface AuditEntryView {

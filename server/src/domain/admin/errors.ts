@@ -1,5 +1,5 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 
 /** The administrator refusals of Document 2's error table, built in one place so every route words them alike. */
 

@@ -1,6 +1,6 @@
 import { contentIdMatchesCourse, isLmsId, normalizeContentId, parseContentId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { CachedAssessment, ContentType } from '../settings/model.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
 import type { AssessmentCache } from './assessment-cache.js';

@@ -9,7 +9,7 @@ import type { CourseConnections } from '../admin/course-connections.js';
 import type { AssessmentCache } from '../assessments/assessment-cache.js';
 import { courseNotConnected } from '../admin/errors.js';
 import { isOutcomeUnknown, writeLmsAccessCode } from '../enforcement/lms-access-code.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { KnownErrorOptions } from '../known-errors.js';
 import { courseResetInProgressError } from '../locks.js';
 import type { Principal } from '../../identity/principal.js';

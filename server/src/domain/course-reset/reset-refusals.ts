@@ -1,5 +1,5 @@
 import { ErrorCodes, type AnswerErrorCode } from '@exb/shared/error-codes.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import { domainErrorFrom, type KnownErrorOptions } from '../known-errors.js';
 import type { ResetAssessment } from './model.js';
 

@@ -5,7 +5,7 @@ import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError } from '../../lms/errors.js';
 import type { AssessmentRef } from '../assessments/scope.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
 import {
   defaultAssessmentSettings,

@@ -1,7 +1,7 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsInvalidResponseError, LmsTimeoutError, LmsUnavailableError } from '../../lms/errors.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { AssessmentRef } from '../assessments/scope.js';
 
 export type AccessCodeTarget = Pick<AssessmentRef, 'courseId' | 'contentType' | 'lmsAssessmentId'>;

@@ -5,7 +5,7 @@ import type { LmsApi } from '../../lms/api.js';
 import { LmsError } from '../../lms/errors.js';
 import { inRootAccount } from '../admin/course-facts.js';
 import type { CourseConnections } from '../admin/course-connections.js';
-import { isDomainError } from '../errors.js';
+import { isDomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
 import { emptyCourseDefaults } from '../settings/model.js';
 import { SettingsConflictError, type SettingsRepository } from '../settings/settings-repository.js';

@@ -1,6 +1,6 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { PresetRefusal } from '@exb/shared/admin-tool-presets.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 
 /** The tool-preset refusals of Document 2's error table, worded once. */
 

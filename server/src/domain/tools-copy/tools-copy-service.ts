@@ -6,7 +6,7 @@ import { EXB_POLICY_LIMITS, isEquivalentTool, type ExternalToolConfig } from '@e
 import type { AuditLog } from '../../audit/audit-log.js';
 import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
-import { DomainError, isDomainError } from '../errors.js';
+import { DomainError, isDomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
 import { emptyCourseDefaults } from '../settings/model.js';
 import { SettingsConflictError, type SettingsRepository } from '../settings/settings-repository.js';

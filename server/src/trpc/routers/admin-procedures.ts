@@ -1,5 +1,5 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain-error.js';
 import { ACTION_TOKEN_HEADER } from '../../security/action-token.js';
 import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
 import { publicProcedure } from '../init.js';

@@ -4,7 +4,7 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { auditFilterSchema } from '../../domain/activity/audit-views.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain-error.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
 import type { RedactedAssessmentSettings } from '../../domain/settings/model.js';
 import { LmsAuthorizationRequiredError } from '../../lms/errors.js';

@@ -6,7 +6,7 @@ import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
 import { statusView } from '../../domain/enforcement/status-view.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { ManagementServices } from '../../domain/management-services.js';
 import { policyError } from '../../domain/policy-errors.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
