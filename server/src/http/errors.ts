@@ -1,10 +1,11 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OutageLog } from '../db/outage-log.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { errorBody } from './error-body.js';
 import { sendNotFound, type NotFoundPage } from './not-found.js';
 import { isApiPath } from './page-request.js';
-import { OutageLog, sendServiceUnavailable } from './service-unavailable.js';
+import { sendServiceUnavailable } from './service-unavailable.js';
 
 const CLIENT_ERROR_CODES: Readonly<Record<number, ErrorCode>> = {
   408: ErrorCodes.REQUEST_TIMEOUT,

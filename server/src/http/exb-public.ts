@@ -14,7 +14,7 @@ import { isVideoId, videoEmbedUrl } from '../domain/video-player.js';
 import type { ExbCertificate } from '../exb/certificate.js';
 import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../security/admission-budget.js';
 import { errorBody } from './error-body.js';
-import { escapeHtml, htmlSecurityHeaders } from './shell.js';
+import { escapeHtml, htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 /**

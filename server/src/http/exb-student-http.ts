@@ -7,7 +7,7 @@ import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js'
 import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
 import { readSession, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
-import { escapeHtml, scriptSafeJson } from './shell.js';
+import { escapeHtml, scriptSafeJson } from '../pages/shell.js';
 
 /** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
 

@@ -13,7 +13,7 @@ import {
   STUDENT_SESSION_AUTHORIZE_PATH,
 } from './exb-student-http.js';
 import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 
 export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
 export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';

@@ -16,7 +16,7 @@ import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js
 import { adoptSession, readSession, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 const CROSS_SITE_START_MESSAGE =
