@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import { audited, type AuditedBy } from '../../audit/audited.js';
+import { audited, failedWithCode, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError } from '../../lms/errors.js';
 import type { AssessmentRef } from '../assessments/scope.js';
@@ -150,9 +150,15 @@ export class EnforcementService {
   /**
    * "Re-apply protection": writes the stored code to the LMS again (a course copy, a manual edit or an LMS-side reset
    * removed or replaced it), by the same LMS-first rules as enabling, then reads it back from the LMS and records the
-   * verification. The code students' configurations carry stays the same.
+   * verification. The code students' configurations carry stays the same. Entered in the trail with what the check
+   * found, never the code; a failed attempt as `failed`.
    */
-  async reapply(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+  reapply(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
+    const work = () => this.reapplyLocked(ref, lms, by.principal.lmsUserId);
+    return audited(this.deps.audit, by, target('enforcement.reapply-protection', ref), work, repairDetails, failedWithCode);
+  }
+
+  private async reapplyLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       const code = requireEnforcedCode(current);
@@ -167,8 +173,14 @@ export class EnforcementService {
    * "Accept the LMS's code" for a stale assessment: someone set another code in the LMS on purpose, so the service
    * stores that one and releases it to proven exam browsers from now on. Nothing is written to the LMS; the local change
    * follows a successful read of it. Configurations issued before no longer match (the quit URL derives from the code).
+   * Entered in the trail like a re-apply.
    */
-  async acceptLmsCode(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+  acceptLmsCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
+    const work = () => this.acceptLmsCodeLocked(ref, lms, by.principal.lmsUserId);
+    return audited(this.deps.audit, by, target('enforcement.accept-lms-code', ref), work, repairDetails, failedWithCode);
+  }
+
+  private async acceptLmsCodeLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       requireEnforcedCode(current);
@@ -257,6 +269,11 @@ function requireEnforcedCode(settings: AssessmentSettings): string {
     throw new DomainError(ErrorCodes.EXB_NOT_ENABLED, 'The exam browser is not required for this assessment, so there is no protection to repair.');
   }
   return settings.accessCode;
+}
+
+/** A repair's entry names what the check after it found, never the code. */
+function repairDetails(repaired: RepairedView) {
+  return { verificationStatus: repaired.verificationStatus };
 }
 
 function target(action: string, ref: AssessmentRef) {

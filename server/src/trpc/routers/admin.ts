@@ -10,7 +10,7 @@ import type { RedactedAssessmentSettings } from '../../domain/settings/model.js'
 import { LmsAuthorizationRequiredError } from '../../lms/errors.js';
 import { isSameOriginOrUnmarked } from '../../security/fetch-metadata.js';
 import { router } from '../init.js';
-import { auditedRepair, repairMessage } from './repair-audit.js';
+import { repairMessage } from './repair-message.js';
 import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './admin-procedures.js';
 import { adminPresetsRouter } from './admin-presets.js';
 
@@ -176,14 +176,14 @@ export const adminRouter = router({
     /** Addition: `POST .../assessments/:assessmentId/protection/reapply` puts the stored code back in the LMS. */
     reapplyProtection: adminMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.reapply-protection', () => ctx.admin.courses.reapplyProtection(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.admin.courses.reapplyProtection(by(ctx), ref, ctx.lms);
       return changed(repairMessage(setting.verificationStatus), setting);
     }),
 
     /** Addition: `POST .../assessments/:assessmentId/protection/accept-lms-code` stores the LMS's current code. */
     acceptLmsCode: adminMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.accept-lms-code', () => ctx.admin.courses.acceptLmsCode(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.admin.courses.acceptLmsCode(by(ctx), ref, ctx.lms);
       return changed('The LMS’s access code is now the one released to exam browsers.', setting);
     }),
 

@@ -21,7 +21,7 @@ import { authorizationStatus, ensureAuthorization, type AuthorizationCheck } fro
 import { reauthorizeUrl } from '../../oauth/reauthorize.js';
 import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
 import { publicProcedure, router } from '../init.js';
-import { auditedRepair, repairMessage } from './repair-audit.js';
+import { repairMessage } from './repair-message.js';
 
 /**
  * The instructor's management API (Document 2, `/api/quizzes`). Every procedure acts inside the session's course:
@@ -265,14 +265,14 @@ export const instructorRouter = router({
     /** Addition: `POST .../exb/protection/reapply` puts the stored access code back in the LMS, then checks it. */
     reapplyProtection: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.reapply-protection', () => ctx.services.enforcement.reapply(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.services.enforcement.reapply(by(ctx), ref, ctx.lms);
       return { success: true as const, message: repairMessage(setting.verificationStatus), setting };
     }),
 
     /** Addition: `POST .../exb/protection/accept-lms-code` keeps the code the LMS has now (a stale assessment). */
     acceptLmsCode: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.accept-lms-code', () => ctx.services.enforcement.acceptLmsCode(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.services.enforcement.acceptLmsCode(by(ctx), ref, ctx.lms);
       return { success: true as const, message: 'The LMS’s access code is now the one released to exam browsers.', setting };
     }),
 
