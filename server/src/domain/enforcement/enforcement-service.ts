@@ -150,12 +150,10 @@ export class EnforcementService {
   /**
    * "Re-apply protection": writes the stored code to the LMS again (a course copy, a manual edit or an LMS-side reset
    * removed or replaced it), by the same LMS-first rules as enabling, then reads it back from the LMS and records the
-   * verification. The code students' configurations carry stays the same. Entered in the trail with what the check
-   * found, never the code; a failed attempt as `failed`.
+   * verification. The code students' configurations carry stays the same.
    */
   reapply(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
-    const work = () => this.reapplyLocked(ref, lms, by.principal.lmsUserId);
-    return audited(this.deps.audit, by, target('enforcement.reapply-protection', ref), work, repairDetails, failedWithCode);
+    return this.repair('enforcement.reapply-protection', by, ref, (byLmsUserId) => this.reapplyLocked(ref, lms, byLmsUserId));
   }
 
   private async reapplyLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
@@ -173,11 +171,18 @@ export class EnforcementService {
    * "Accept the LMS's code" for a stale assessment: someone set another code in the LMS on purpose, so the service
    * stores that one and releases it to proven exam browsers from now on. Nothing is written to the LMS; the local change
    * follows a successful read of it. Configurations issued before no longer match (the quit URL derives from the code).
-   * Entered in the trail like a re-apply.
    */
   acceptLmsCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
-    const work = () => this.acceptLmsCodeLocked(ref, lms, by.principal.lmsUserId);
-    return audited(this.deps.audit, by, target('enforcement.accept-lms-code', ref), work, repairDetails, failedWithCode);
+    return this.repair('enforcement.accept-lms-code', by, ref, (byLmsUserId) => this.acceptLmsCodeLocked(ref, lms, byLmsUserId));
+  }
+
+  /**
+   * A protection repair, acting for `by` and entered in the trail under `action` with what the check after it found
+   * (never the code); an attempt that throws is entered as `failed`.
+   */
+  private repair(action: string, by: AuditedBy, ref: AssessmentRef, work: (byLmsUserId: string) => Promise<RepairedView>): Promise<RepairedView> {
+    const details = (repaired: RepairedView) => ({ verificationStatus: repaired.verificationStatus });
+    return audited(this.deps.audit, by, target(action, ref), () => work(by.principal.lmsUserId), details, failedWithCode);
   }
 
   private async acceptLmsCodeLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
@@ -269,11 +274,6 @@ function requireEnforcedCode(settings: AssessmentSettings): string {
     throw new DomainError(ErrorCodes.EXB_NOT_ENABLED, 'The exam browser is not required for this assessment, so there is no protection to repair.');
   }
   return settings.accessCode;
-}
-
-/** A repair's entry names what the check after it found, never the code. */
-function repairDetails(repaired: RepairedView) {
-  return { verificationStatus: repaired.verificationStatus };
 }
 
 function target(action: string, ref: AssessmentRef) {
