@@ -6,15 +6,7 @@ import type { AppContext } from '../context.js';
 import type { DownloadFailure, HandoffPurpose, MintOutcome } from '../domain/exam-browser/config-grants.js';
 import { type ActionTokenCheck } from '../security/action-token.js';
 import { errorBody } from './error-body.js';
-import {
-  assessmentParams,
-  coursePrincipal,
-  sendNoSetting,
-  sendPrincipalRequired,
-  sendRateLimited,
-  sensitiveResponse,
-  STUDENT_SESSION_AUTHORIZE_PATH,
-} from './exb-student-http.js';
+import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
 import { sameOriginMutation } from './mutation-guard.js';
 
 export const CONFIG_GRANT_PATH = '/api/exb/config-grant/:courseId/:contentId';

@@ -5,15 +5,7 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
 import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../domain/exam-browser/proof-redemption.js';
 import { errorBody } from './error-body.js';
-import {
-  assessmentParams,
-  coursePrincipal,
-  sendNoSetting,
-  sendPrincipalRequired,
-  sendRateLimited,
-  sensitiveResponse,
-  withoutFragment,
-} from './exb-student-http.js';
+import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, withoutFragment } from './exb-student-http.js';
 import { allowLmsOrigin } from './lms-cors.js';
 
 /**
