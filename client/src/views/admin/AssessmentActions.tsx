@@ -1,6 +1,7 @@
 import { Alert, Button, CloseButton, Flex, Heading, IconRefreshLine, IconResetLine, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
 import { getLiveRegion } from '../../lib/live-region';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
@@ -11,7 +12,7 @@ type Outcome = { variant: 'success' | 'error'; text: string };
 type Action = 'regenerateCode' | 'resetExitPassword' | 'resetDefaults';
 
 const FAILURE_HINT: Partial<Record<string, string>> = {
-  EXB_NOT_ENABLED: 'Require the exam browser for this quiz first; it then gets an access code.',
+  [ErrorCodes.EXB_NOT_ENABLED]: 'Require the exam browser for this quiz first; it then gets an access code.',
 };
 
 /** The less frequent changes of one assessment, in a panel below the table: passwords, access code, policy resets. */

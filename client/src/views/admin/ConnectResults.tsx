@@ -1,4 +1,5 @@
 import { Alert, List, Text, View } from '@instructure/ui';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { getLiveRegion } from '../../lib/live-region';
 import type { ConnectOutcome } from './model';
 
@@ -30,7 +31,7 @@ export function ConnectResults({ outcome, names }: { outcome: ConnectOutcome; na
             ) : (
               <Text>
                 <Text weight="bold">{names.get(result.courseId) ?? `Course ${result.courseId}`}</Text>: not connected. {result.error.message}{' '}
-                {result.error.error_code === 'ADMIN_COURSE_NOT_IN_ACCOUNT'
+                {result.error.error_code === ErrorCodes.ADMIN_COURSE_NOT_IN_ACCOUNT
                   ? 'Check the id, or connect it from the school it belongs to.'
                   : 'Try this course again in a moment.'}
               </Text>

@@ -1,6 +1,7 @@
 import { Alert, Button, Flex, Heading, IconArrowOpenStartLine, IconRefreshLine, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
 import { getLiveRegion } from '../../lib/live-region';
 import { readServerError, useTRPC } from '../../lib/trpc';
@@ -97,7 +98,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
         </View>
       ) : course.isError ? (
         <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-          {readServerError(course.error).errorCode === 'ADMIN_COURSE_NOT_CONNECTED'
+          {readServerError(course.error).errorCode === ErrorCodes.ADMIN_COURSE_NOT_CONNECTED
             ? 'This course is no longer connected. Go back to all courses and connect it again from the catalog.'
             : `The course could not be loaded: ${readServerError(course.error).message} Try again in a moment.`}
         </Alert>

@@ -1,12 +1,13 @@
 import { Checkbox, Flex, ScreenReaderContent, Spinner } from '@instructure/ui';
 import { useMutation, useMutationState, useQueryClient } from '@tanstack/react-query';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import type { AdminAssessment } from './model';
 
 /** What to do after a refusal, where the server's message alone does not say it. */
 function nextStep(errorCode: string | undefined, message: string): string {
-  if (errorCode === 'EXB_QUIT_PASSWORD_REQUIRED') return 'An exit password is needed first: set a new course exit password above, then switch again.';
+  if (errorCode === ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED) return 'An exit password is needed first: set a new course exit password above, then switch again.';
   return message;
 }
 

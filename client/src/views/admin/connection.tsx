@@ -1,6 +1,7 @@
 import { Alert, Heading, Spinner, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useSyncExternalStore, type ReactNode } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
 import { readServerError, useTRPC } from '../../lib/trpc';
@@ -45,7 +46,7 @@ export function AdminConnection({ store, authorizeUrl, children }: { store: Auth
     const refusal = readServerError(check.error);
     return (
       <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-        {refusal.errorCode === 'ADMIN_NOT_CONFIRMED'
+        {refusal.errorCode === ErrorCodes.ADMIN_NOT_CONFIRMED
           ? 'The LMS does not confirm you as an administrator of this root account. Open the tool from the root account’s navigation, or ask an administrator of the root account.'
           : `Your authorization could not be checked: ${refusal.message}`}
       </Alert>

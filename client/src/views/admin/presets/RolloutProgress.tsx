@@ -1,6 +1,7 @@
 import { Alert, Button, Flex, Heading, List, ProgressBar, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useAnnouncer } from '../../../components/Announcer';
 import { readServerError, useTRPC, useTRPCClient } from '../../../lib/trpc';
 import { failureReason, type Rollout } from './model';
@@ -47,7 +48,7 @@ export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (f
         } catch (error) {
           const refusal = readServerError(error);
           // Another pass of this preset is running (another tab, another administrator): wait a moment, then go on.
-          if (refusal.errorCode === 'ADMIN_TOOL_PRESET_BUSY') {
+          if (refusal.errorCode === ErrorCodes.ADMIN_TOOL_PRESET_BUSY) {
             await new Promise((resolve) => window.setTimeout(resolve, BUSY_RETRY_MS));
             continue;
           }

@@ -1,3 +1,4 @@
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { RouterOutputs } from '../../../lib/trpc';
 
 type Presets = RouterOutputs['admin']['toolPresets'];
@@ -11,19 +12,19 @@ export type HistoryEntry = Presets['history']['entries'][number];
 /** Why a course could not be updated, in words, for the failure list. */
 export function failureReason(errorCode: string | null): string {
   switch (errorCode) {
-    case 'COURSE_UPDATE_IN_PROGRESS':
+    case ErrorCodes.COURSE_UPDATE_IN_PROGRESS:
       return 'Another change to the course was running.';
-    case 'COURSE_RESET_IN_PROGRESS':
+    case ErrorCodes.COURSE_RESET_IN_PROGRESS:
       return 'The course was being reset.';
-    case 'ADMIN_COURSE_NOT_CONNECTED':
+    case ErrorCodes.ADMIN_COURSE_NOT_CONNECTED:
       return 'The course is no longer in this account.';
-    case 'CATALOG_FULL':
+    case ErrorCodes.CATALOG_FULL:
       return 'The course already has 50 exam tools.';
-    case 'TOOL_ID_TAKEN':
+    case ErrorCodes.TOOL_ID_TAKEN:
       return 'A course tool already uses this preset’s id.';
-    case 'LMS_AUTHORIZATION_REQUIRED':
+    case ErrorCodes.LMS_AUTHORIZATION_REQUIRED:
       return 'The LMS no longer accepts your authorization.';
-    case 'LMS_PERMISSION_DENIED':
+    case ErrorCodes.LMS_PERMISSION_DENIED:
       return 'The LMS refused access to the course.';
     default:
       return errorCode?.startsWith('LMS_') ? 'The LMS did not answer as expected.' : 'The course could not be updated.';
