@@ -3,7 +3,7 @@ import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import type { AppContext } from '../context.js';
 import { lmsCourseUrl } from '../lms/pages.js';
 import { assessmentParams, exbPage } from './exb-student-http.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 
 type ExitRoute = { Params: { courseId: string; quizId: string } };
 type GrantRoute = { Params: { courseId: string; quizId: string; grant: string } };

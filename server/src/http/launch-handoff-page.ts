@@ -1,6 +1,6 @@
 import type { HandoffPayload } from '../domain/exam-browser/config-grants.js';
 import { exbPage } from './exb-student-http.js';
-import { escapeHtml } from './shell.js';
+import { escapeHtml } from '../pages/shell.js';
 
 export interface LaunchHandoffPageOptions {
   exbLaunchUrl: string;

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import {
   AUTHORIZATION_STARTS,
   authorizationStartPath,
@@ -16,7 +16,7 @@ import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js
 import { adoptSession, readSession, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 const CROSS_SITE_START_MESSAGE =
@@ -68,7 +68,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
   const startRoute = (start: AuthorizationStart) => async (request: FastifyRequest, reply: FastifyReply) => {
     // The Fetch Metadata guard runs before anything else, so a cross-site page learns nothing about the session.
     if (!isSameOriginOrUnmarked(request)) {
-      return sendRefusal(ctx, request, reply, 403, 'CROSS_SITE_AUTHORIZATION_START', CROSS_SITE_START_MESSAGE);
+      return sendRefusal(ctx, request, reply, 403, ErrorCodes.CROSS_SITE_AUTHORIZATION_START, CROSS_SITE_START_MESSAGE);
     }
     const { [POPUP_TICKET_PARAM]: ticket, ...query } = (request.query ?? {}) as Record<string, unknown>;
     const session = await sessionForStart(request, start, ticket);

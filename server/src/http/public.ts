@@ -3,7 +3,7 @@ import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { buildRegistrationDocument } from '../domain/lti-registration.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 const UP = { status: 'UP' } as const;

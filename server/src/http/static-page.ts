@@ -1,4 +1,4 @@
-import { escapeHtml } from './shell.js';
+import { escapeHtml } from '../pages/shell.js';
 
 /** A page that works without the client bundle, for places where the tool was opened outside the LMS. */
 export function staticPage(title: string, paragraphs: string[]): string {

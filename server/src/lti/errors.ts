@@ -1,6 +1,9 @@
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
+
 /**
  * Why a login or launch was refused. Codes are shown on the error page (they name the failed check, never a value), so
- * an administrator can tell a stale registration from an expired launch without reading server logs.
+ * an administrator can tell a stale registration from an expired launch without reading server logs. The two the
+ * contract names come from the error-code catalogue.
  */
 export const LTI_ERROR_CODES = [
   // Login initiation
@@ -39,7 +42,7 @@ export const LTI_ERROR_CODES = [
   'LTI_BINDING_DEPLOYMENT',
   'LTI_BINDING_TARGET',
   // After validation
-  'LmsLtiConfigurationError',
+  ErrorCodes.LmsLtiConfigurationError,
   'LTI_DEEP_LINKING_UNSUPPORTED',
   'LTI_IDENTITY_CONFLICT',
   // Session reloads and exam-browser launches
@@ -49,7 +52,7 @@ export const LTI_ERROR_CODES = [
   'EXB_LAUNCH_COURSE_MISMATCH',
   'EXB_LAUNCH_NOT_FOR_ADMIN',
   // Admission
-  'RATE_LIMITED',
+  ErrorCodes.RATE_LIMITED,
 ] as const;
 
 export type LtiErrorCode = (typeof LTI_ERROR_CODES)[number];
@@ -77,21 +80,21 @@ export function tokenError(code: LtiErrorCode, explanation: string): LtiError {
 export class LmsLtiConfigurationError extends LtiError {
   constructor(readonly problems: string[]) {
     super(
-      'LmsLtiConfigurationError',
-      400,
+      ErrorCodes.LmsLtiConfigurationError,
+      errorStatus(ErrorCodes.LmsLtiConfigurationError),
       'The tool’s LMS registration is out of date',
       'The LMS launched the tool without the signed values the tool needs. This happens when the developer key was created from an older registration. An LMS administrator can fix it: update the developer key from the tool’s registration document (/lti/config), make sure both placements keep their custom fields, save, and open the tool again.',
       problems,
     );
-    this.name = 'LmsLtiConfigurationError';
+    this.name = ErrorCodes.LmsLtiConfigurationError;
   }
 }
 
 /** Too many logins or launches from one network or for one login state (Document 1); answered with `retry-after`. */
 export function rateLimitedError(): LtiError {
   return new LtiError(
-    'RATE_LIMITED',
-    429,
+    ErrorCodes.RATE_LIMITED,
+    errorStatus(ErrorCodes.RATE_LIMITED),
     'Too many launches',
     'The tool received too many launches from your network in a short time. Wait a minute, then open the tool again from the LMS.',
   );

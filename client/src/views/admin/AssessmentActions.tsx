@@ -2,6 +2,7 @@ import { Button, CloseButton, Flex, Heading, IconRefreshLine, IconResetLine, Spi
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
 import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
@@ -34,7 +35,7 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
     },
     onError: (error: unknown) => {
       const refusal = readServerError(error);
-      setOutcome({ variant: 'error', text: refusal.errorCode === 'EXB_NOT_ENABLED' ? t('actions.notEnabled', { reason: refusal.message }) : refusal.message });
+      setOutcome({ variant: 'error', text: refusal.errorCode === ErrorCodes.EXB_NOT_ENABLED ? t('actions.notEnabled', { reason: refusal.message }) : refusal.message });
     },
     onSettled: () => setRunning(null),
   });

@@ -2,6 +2,7 @@ import { List, Text, View } from '@instructure/ui';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { courseFailureReason } from './failure-reasons';
@@ -52,7 +53,7 @@ export function ConnectResults({ outcome, names }: { outcome: ConnectOutcome; na
                 ? ` ${t('connect.resultConnected', { id: result.courseId })}`
                 : t('connect.resultFailed', {
                     reason: courseFailureReason(result.error.error_code, t('connect.failedFallback')),
-                    next: result.error.error_code === 'ADMIN_COURSE_NOT_IN_ACCOUNT' ? t('connect.notInAccountHint') : t('connect.tryAgain'),
+                    next: result.error.error_code === ErrorCodes.ADMIN_COURSE_NOT_IN_ACCOUNT ? t('connect.notInAccountHint') : t('connect.tryAgain'),
                   })}
             </Text>
           </List.Item>

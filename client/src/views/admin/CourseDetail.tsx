@@ -2,6 +2,7 @@ import { Button, Flex, Heading, IconArrowOpenStartLine, IconRefreshLine, Spinner
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
 import { EmptyState, QueryState } from '../../components/QueryState';
 import { StatusAlert } from '../../components/StatusAlert';
@@ -92,7 +93,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
       <QueryState
         query={course}
         loading={t('course.loading')}
-        failed={(reason, error) => (readServerError(error).errorCode === 'ADMIN_COURSE_NOT_CONNECTED' ? t('course.notConnected') : t('course.loadFailed', { reason }))}
+        failed={(reason, error) => (readServerError(error).errorCode === ErrorCodes.ADMIN_COURSE_NOT_CONNECTED ? t('course.notConnected') : t('course.loadFailed', { reason }))}
       >
         {(data) => (
           <>

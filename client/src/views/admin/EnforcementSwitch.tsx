@@ -1,6 +1,7 @@
 import { Checkbox, Flex, ScreenReaderContent, Spinner } from '@instructure/ui';
 import { useMutation, useMutationState, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import type { AdminAssessment } from './model';
@@ -13,7 +14,7 @@ export function EnforcementSwitch({ courseId, assessment }: { courseId: string; 
   const [announcement, announce] = useAnnouncer();
   /** What to do after a refusal, where the server's message alone does not say it. */
   const refusalText = (refusal: { errorCode?: string | undefined; message: string }) =>
-    refusal.errorCode === 'EXB_QUIT_PASSWORD_REQUIRED' ? t('enforcement.exitPasswordFirst') : refusal.message;
+    refusal.errorCode === ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED ? t('enforcement.exitPasswordFirst') : refusal.message;
   // The outcome lives in the mutation cache, so a refusal stays visible when the table is drawn anew.
   const mutationKey = ['admin-enforcement', courseId, assessment.id];
   const mutation = useMutation({

@@ -2,6 +2,7 @@ import { Heading, Spinner, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
 import { StatusAlert } from '../../components/StatusAlert';
@@ -42,7 +43,7 @@ export function AdminConnection({ store, authorizeUrl, children }: { store: Auth
     const refusal = readServerError(check.error);
     return (
       <StatusAlert>
-        {refusal.errorCode === 'ADMIN_NOT_CONFIRMED' ? t('connection.notConfirmed') : t('connection.checkFailed', { reason: refusal.message })}
+        {refusal.errorCode === ErrorCodes.ADMIN_NOT_CONFIRMED ? t('connection.notConfirmed') : t('connection.checkFailed', { reason: refusal.message })}
       </StatusAlert>
     );
   }

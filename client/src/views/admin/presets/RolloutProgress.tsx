@@ -2,6 +2,7 @@ import { Button, Flex, Heading, List, ProgressBar, Text, View } from '@instructu
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useAnnouncer } from '../../../components/Announcer';
 import { StatusAlert } from '../../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../../lib/trpc';
@@ -50,7 +51,7 @@ export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (f
         } catch (error) {
           const refusal = readServerError(error);
           // Another pass of this preset is running (another tab, another administrator): wait a moment, then go on.
-          if (refusal.errorCode === 'ADMIN_TOOL_PRESET_BUSY') {
+          if (refusal.errorCode === ErrorCodes.ADMIN_TOOL_PRESET_BUSY) {
             await new Promise((resolve) => window.setTimeout(resolve, BUSY_RETRY_MS));
             continue;
           }
