@@ -26,6 +26,7 @@ describe('setup-check page, proof and quit page', () => {
       expect(String(response.headers['content-security-policy'])).toContain("script-src 'self'");
       expect(response.headers['cache-control']).toBe('no-store');
       expect(bootstrapOf(response.body)).toEqual({
+        locale: 'en',
         view: 'exb-setup-check',
         proofUrl: '/api/exb/check-proof',
         expectedUrl: CHECK_URL,
