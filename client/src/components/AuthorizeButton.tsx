@@ -1,5 +1,6 @@
 import { Alert, Button, View } from '@instructure/ui';
 import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { getLiveRegion } from '../lib/live-region';
 import { openAuthorizationPopup, reloadAfterAuthorization } from '../lib/oauth-popup';
 
@@ -11,17 +12,16 @@ export type AuthorizeButtonProps = {
   onCompleted?: () => void;
 };
 
-const NOT_OPENED = 'The authorization window could not be opened. Allow pop-ups for this tool in the browser, then try again.';
-
 /**
  * Starts an LMS authorization in a popup that reports back to this page. A button, not a link: the start only works
  * with the session handed over by {@link openAuthorizationPopup}, which a link opened in a new tab would not have.
  */
 export function AuthorizeButton({ startUrl, children, onCompleted = reloadAfterAuthorization }: AuthorizeButtonProps) {
+  const { t } = useTranslation();
   const [error, setError] = useState<string | null>(null);
   const start = () => {
     setError(null);
-    if (!openAuthorizationPopup(startUrl, onCompleted, { onFailed: setError })) setError(NOT_OPENED);
+    if (!openAuthorizationPopup(startUrl, onCompleted, { onFailed: setError })) setError(t('authorize.notOpened'));
   };
   return (
     <View as="div">
@@ -31,7 +31,7 @@ export function AuthorizeButton({ startUrl, children, onCompleted = reloadAfterA
       {error !== null && (
         <Alert
           variant="error"
-          variantScreenReaderLabel="Error,"
+          variantScreenReaderLabel={t('variant.error')}
           hasShadow={false}
           margin="small 0 0"
           liveRegion={getLiveRegion}

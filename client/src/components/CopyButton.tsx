@@ -1,5 +1,6 @@
 import { Alert, Button, IconCheckMarkLine, IconCopyLine, IconWarningLine, ScreenReaderContent } from '@instructure/ui';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { copyText } from '../lib/clipboard';
 import { getLiveRegion } from '../lib/live-region';
 
@@ -17,6 +18,7 @@ export type CopyButtonProps = {
 const RESET_AFTER_MS = { copied: 2500, failed: 6000 } as const;
 
 export function CopyButton({ value, label, onFailure }: CopyButtonProps) {
+  const { t } = useTranslation();
   const [status, setStatus] = useState<CopyStatus>('idle');
   // A fresh key per attempt makes a repeated copy announce again.
   const [attempt, setAttempt] = useState(0);
@@ -36,7 +38,7 @@ export function CopyButton({ value, label, onFailure }: CopyButtonProps) {
 
   const icon =
     status === 'copied' ? <IconCheckMarkLine /> : status === 'failed' ? <IconWarningLine /> : <IconCopyLine />;
-  const text = status === 'copied' ? 'Copied' : status === 'failed' ? 'Copy failed' : 'Copy';
+  const text = status === 'copied' ? t('copy.copied') : status === 'failed' ? t('copy.failed') : t('copy.button');
 
   return (
     <>
@@ -54,9 +56,7 @@ export function CopyButton({ value, label, onFailure }: CopyButtonProps) {
           liveRegionPoliteness="polite"
           variant={status === 'copied' ? 'success' : 'warning'}
         >
-          {status === 'copied'
-            ? `Copied ${label} to the clipboard.`
-            : `Could not copy ${label}. Select the value and press Control C, or Command C on a Mac.`}
+          {status === 'copied' ? t('copy.announceCopied', { label }) : t('copy.announceFailed', { label })}
         </Alert>
       )}
     </>

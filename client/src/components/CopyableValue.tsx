@@ -1,5 +1,6 @@
 import { Alert, Flex, Text, View } from '@instructure/ui';
 import { useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { selectContents } from '../lib/clipboard';
 import { CopyButton } from './CopyButton';
 
@@ -14,6 +15,7 @@ export type CopyableValueProps = {
 
 /** A labelled value an administrator pastes somewhere else, with its copy button. */
 export function CopyableValue({ label, value, description, block = false }: CopyableValueProps) {
+  const { t } = useTranslation();
   const valueRef = useRef<HTMLElement | null>(null);
   const [manualCopyNeeded, setManualCopyNeeded] = useState(false);
 
@@ -55,10 +57,10 @@ export function CopyableValue({ label, value, description, block = false }: Copy
           variant="warning"
           hasShadow={false}
           margin="x-small 0 0"
-          renderCloseButtonLabel="Dismiss"
+          renderCloseButtonLabel={t('copy.dismiss')}
           onDismiss={() => setManualCopyNeeded(false)}
         >
-          This browser blocked copying. The value is selected: press Ctrl+C (⌘C on a Mac) to copy it.
+          {t('copy.manual')}
         </Alert>
       )}
     </View>

@@ -1,6 +1,8 @@
 import { Flex, Heading, View } from '@instructure/ui';
 import { useEffect, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
+/** The service's English name; the pages show `common:serviceName` in their own language. */
 export const SERVICE_NAME = 'Exam browser enforcement';
 
 export type PageProps = {
@@ -15,9 +17,11 @@ export type PageProps = {
  * no horizontal scrolling on narrow ones.
  */
 export function Page({ title, headingAside, children }: PageProps) {
+  const { t } = useTranslation();
+  const serviceName = t('serviceName');
   useEffect(() => {
-    document.title = title === SERVICE_NAME ? title : `${title} · ${SERVICE_NAME}`;
-  }, [title]);
+    document.title = title === serviceName ? title : `${title} · ${serviceName}`;
+  }, [title, serviceName]);
 
   return (
     <View as="main" display="block" maxWidth="60rem" margin="0 auto" padding="medium">

@@ -1,5 +1,6 @@
 import { IconButton, IconEyeLine, IconOffLine, TextInput, type FormMessage } from '@instructure/ui';
 import { useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 export type SecretInputProps = {
   label: ReactNode;
@@ -19,6 +20,7 @@ export type SecretInputProps = {
  * check what was typed, and no password-manager autofill.
  */
 export function SecretInput({ label, name, value, onChange, messages, disabled = false, placeholder, maxLength, inputRef }: SecretInputProps) {
+  const { t } = useTranslation();
   const [shown, setShown] = useState(false);
   return (
     <TextInput
@@ -38,7 +40,7 @@ export function SecretInput({ label, name, value, onChange, messages, disabled =
           size="small"
           withBackground={false}
           withBorder={false}
-          screenReaderLabel={shown ? `Hide ${name}` : `Show ${name}`}
+          screenReaderLabel={shown ? t('secret.hide', { name }) : t('secret.show', { name })}
           renderIcon={shown ? IconOffLine : IconEyeLine}
           onClick={() => setShown((value) => !value)}
           interaction={disabled ? 'disabled' : 'enabled'}

@@ -1,6 +1,8 @@
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { acceptsOAuthCompletion } from '@exb/shared/oauth-completion.js';
 import { authorizationStartOf, POPUP_TICKET_PARAM, POPUP_TICKET_PATH, type AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
+import { i18next } from '../i18n/i18n';
+import { errorMessage } from './error-message';
 
 const POPUP_NAME = 'exb-lms-authorization';
 const POPUP_FEATURES = 'popup,width=720,height=760';
@@ -70,7 +72,7 @@ export function openAuthorizationPopup(startPath: string, onCompleted: () => voi
       if (stopped) return;
       attempt.stop();
       popup.close();
-      options.onFailed?.(error instanceof TicketError ? error.message : TICKET_FAILED);
+      options.onFailed?.(error instanceof TicketError ? error.message : i18next.t('authorize.notStarted'));
     },
   );
   return true;
@@ -80,8 +82,6 @@ export function openAuthorizationPopup(startPath: string, onCompleted: () => voi
 export function reloadAfterAuthorization(): void {
   window.location.reload();
 }
-
-const TICKET_FAILED = 'The authorization could not be started. Reload the tool, then try again.';
 
 class TicketError extends Error {}
 
@@ -97,19 +97,21 @@ async function requestTicket(start: AuthorizationStart): Promise<string> {
       signal: AbortSignal.timeout(TICKET_TIMEOUT_MS),
     });
   } catch {
-    throw new TicketError('The tool could not be reached. Check the connection, then try again.');
+    throw new TicketError(i18next.t('authorize.unreachable'));
   }
-  const body = (await response.json().catch(() => null)) as { ticket?: unknown; message?: unknown } | null;
+  const body = (await response.json().catch(() => null)) as { ticket?: unknown; error_code?: unknown } | null;
   const ticket = body?.ticket;
   if (response.ok && isBase64UrlToken(ticket)) return ticket;
-  throw new TicketError(typeof body?.message === 'string' && body.message.length > 0 ? body.message : TICKET_FAILED);
+  // The answer's `message` is the API's English; the refusal is told by its code, in the page's language.
+  throw new TicketError(errorMessage(body?.error_code) ?? i18next.t('authorize.notStarted'));
 }
 
 /** The blank popup shares this origin until it is navigated; a line of text beats an empty window meanwhile. */
 function showPending(popup: Window): void {
   try {
-    popup.document.title = 'Connecting to the LMS';
-    popup.document.body.textContent = 'Opening the LMS authorization…';
+    popup.document.title = i18next.t('authorize.pendingTitle');
+    popup.document.documentElement.lang = i18next.language;
+    popup.document.body.textContent = i18next.t('authorize.pendingText');
   } catch {
     // A re-used window still showing another origin cannot be written to; it is navigated all the same.
   }
