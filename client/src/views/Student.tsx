@@ -1,5 +1,6 @@
 import { Heading, Link, List, Text, View } from '@instructure/ui';
 import { useCallback, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../components/Announcer';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
@@ -40,21 +41,12 @@ const schema = z.object({
 });
 
 type Data = z.output<typeof schema>;
-type Assessment = z.output<typeof assessmentSchema>;
-
-const KIND_LABEL: Record<Assessment['kind'], string> = { classic: 'Quiz', newquiz: 'Quiz (New Quizzes)' };
-
-/** The next step for each listed quiz, in one line. */
-const INSTRUCTION = 'Download when you are ready to begin: the file opens this quiz in the exam browser, once, within two minutes.';
-
-function titleOf(assessment: Assessment): string {
-  return assessment.title.trim() === '' ? 'Untitled quiz' : assessment.title;
-}
 
 /** The student's course shell: the quizzes that need the exam browser, their downloads, and how to get ready. */
 function Student({ data }: { data: Data }) {
+  const { t } = useTranslation('student');
   useReloadUrl(data.reloadUrl);
-  const course = data.courseName ?? `Course ${data.courseId}`;
+  const course = data.courseName ?? t('page.courseFallback', { id: data.courseId });
   const { state, download } = useConfigDownload(data.actionToken, 'student-list');
   const [promptDismissed, setPromptDismissed] = useState(data.sessionReadiness?.dismissed ?? false);
   const [announcement, announce] = useAnnouncer();
@@ -64,8 +56,8 @@ function Student({ data }: { data: Data }) {
   }, [state, download]);
   const dismissed = useCallback(() => {
     setPromptDismissed(true);
-    announce('The sign-in check will not be offered again. You can still connect when a download needs it.');
-  }, [announce]);
+    announce(t('page.promptDismissed'));
+  }, [announce, t]);
 
   const authorizeUrl = state.phase === 'authorization-required' ? (state.authorizeUrl ?? data.authorizeUrl) : data.authorizeUrl;
 
@@ -73,14 +65,13 @@ function Student({ data }: { data: Data }) {
     <Page title={course}>
       {announcement}
       <Text as="p">
-        {data.userName ? `Welcome, ${data.userName}. ` : ''}Some quizzes in this course must be taken in the secure exam
-        browser. Download a quiz’s one-time configuration here or from the quiz in the LMS; it starts the exam browser
-        with the quiz.
+        {data.userName ? `${t('page.welcome', { name: data.userName })} ` : ''}
+        {t('page.intro')}
       </Text>
 
       <View as="section" display="block" margin="medium 0" aria-labelledby="required-heading">
         <Heading level="h2" id="required-heading" margin="0 0 small">
-          Quizzes that require the exam browser
+          {t('page.requiredHeading')}
         </Heading>
         <RequiredAssessments data={data} state={state} onDownload={(target) => void download(target)} />
       </View>
@@ -98,36 +89,28 @@ function Student({ data }: { data: Data }) {
         !promptDismissed && <SessionReadiness key="prompt" authorizeUrl={data.authorizeUrl} mode="prompt" onDismissed={dismissed} />
       )}
       {state.phase === 'authorization-required' && authorizeUrl === undefined && (
-        <StatusMessage variant="error">
-          The exam browser cannot be signed in to the LMS for you right now. Open the tool again from the LMS, then
-          download the configuration again.
-        </StatusMessage>
+        <StatusMessage variant="error">{t('page.signInUnavailable')}</StatusMessage>
       )}
 
       <View as="section" display="block" margin="medium 0" aria-labelledby="next-step-heading">
         <Heading level="h2" id="next-step-heading" margin="0 0 small">
-          Before your exam
+          {t('page.beforeHeading')}
         </Heading>
         <List margin="0 0 small">
-          <List.Item>Install the secure exam browser on the computer you will use.</List.Item>
-          <List.Item>Run the setup check once to make sure it works.</List.Item>
-          {data.authorizeUrl !== undefined && (
-            <List.Item>Connect your LMS account, so the exam browser can sign you in to the quiz.</List.Item>
-          )}
-          <List.Item>
-            On exam day, download the configuration of the quiz, here or from the quiz in the LMS. It can be used once,
-            within two minutes.
-          </List.Item>
+          <List.Item>{t('page.beforeInstall')}</List.Item>
+          <List.Item>{t('page.beforeCheck')}</List.Item>
+          {data.authorizeUrl !== undefined && <List.Item>{t('page.beforeConnect')}</List.Item>}
+          <List.Item>{t('page.beforeDownload')}</List.Item>
         </List>
         {data.setupCheckUrl !== undefined && (
           <Link href={data.setupCheckUrl} variant="standalone">
-            Run the setup check
+            {t('page.runSetupCheck')}
           </Link>
         )}
       </View>
       {data.lmsReturnUrl !== undefined && (
         <Link href={data.lmsReturnUrl} target="_top">
-          Back to the course in the LMS
+          {t('page.backToCourse')}
         </Link>
       )}
     </Page>
@@ -143,28 +126,14 @@ function RequiredAssessments({
   state: ReturnType<typeof useConfigDownload>['state'];
   onDownload: (target: DownloadTarget) => void;
 }) {
-  if (data.assessments === undefined) {
-    return (
-      <StatusMessage variant="warning">
-        The list of quizzes could not be loaded. Reload this page in a moment, or open the quiz from the course in the
-        LMS: it leads you to the download.
-      </StatusMessage>
-    );
-  }
-  if (data.assessments.length === 0) {
-    return <Text as="p">No quiz in this course requires the exam browser at the moment.</Text>;
-  }
-  if (data.actionToken === undefined) {
-    return (
-      <StatusMessage variant="warning">
-        Downloads are not available from this page. Open the tool again from the course in the LMS.
-      </StatusMessage>
-    );
-  }
+  const { t } = useTranslation('student');
+  if (data.assessments === undefined) return <StatusMessage variant="warning">{t('list.unavailable')}</StatusMessage>;
+  if (data.assessments.length === 0) return <Text as="p">{t('list.empty')}</Text>;
+  if (data.actionToken === undefined) return <StatusMessage variant="warning">{t('list.noDownloads')}</StatusMessage>;
   return (
     <ul aria-labelledby="required-heading" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
       {data.assessments.map((assessment) => {
-        const title = titleOf(assessment);
+        const title = assessment.title.trim() === '' ? t('list.untitled') : assessment.title;
         return (
           <li key={assessment.contentId} data-content-id={assessment.contentId}>
             <View as="div" borderWidth="small" borderRadius="medium" padding="small medium" margin="0 0 small">
@@ -172,17 +141,15 @@ function RequiredAssessments({
                 {title}
               </Heading>
               <Text as="p" size="small" color="secondary">
-                {KIND_LABEL[assessment.kind]}
+                {t(`list.kind.${assessment.kind}`)}
               </Text>
-              <Text as="p">
-                {INSTRUCTION}
-              </Text>
+              <Text as="p">{t('list.instruction')}</Text>
               <View as="div" margin="x-small 0 0">
                 <DownloadControl
                   target={{ contentId: assessment.contentId, title, configGrantUrl: assessment.configGrantUrl }}
                   state={state}
                   onDownload={onDownload}
-                  label="Download configuration"
+                  label={t('list.download')}
                   nameAssessment
                 />
               </View>

@@ -1,4 +1,5 @@
 import { Button, Flex, ScreenReaderContent, Spinner, Text, View } from '@instructure/ui';
+import { useTranslation } from 'react-i18next';
 import { StatusMessage } from './StatusMessage';
 import { isFor, type DownloadState, type DownloadTarget } from './use-config-download';
 
@@ -14,6 +15,7 @@ export type DownloadControlProps = {
 
 /** The download button of one assessment with the outcome of its last attempt beneath it. */
 export function DownloadControl({ target, state, onDownload, label, nameAssessment = false, primary = true }: DownloadControlProps) {
+  const { t } = useTranslation('student');
   const mine = isFor(state, target.contentId);
   const pending = mine && (state.phase === 'requesting' || state.phase === 'opening');
   // Another assessment's download under way holds this one back too: only one handoff can take over the page.
@@ -28,12 +30,12 @@ export function DownloadControl({ target, state, onDownload, label, nameAssessme
           onClick={() => onDownload(target)}
         >
           {label}
-          {nameAssessment && <ScreenReaderContent> for {target.title}</ScreenReaderContent>}
+          {nameAssessment && <ScreenReaderContent> {t('download.forAssessment', { title: target.title })}</ScreenReaderContent>}
         </Button>
         {pending && (
           <Flex gap="x-small" alignItems="center">
-            <Spinner renderTitle="Working" size="x-small" />
-            <Text size="small">{state.phase === 'opening' ? 'Opening the exam browser…' : 'Preparing the configuration…'}</Text>
+            <Spinner renderTitle={t('download.working')} size="x-small" />
+            <Text size="small">{state.phase === 'opening' ? t('download.opening') : t('download.preparing')}</Text>
           </Flex>
         )}
       </Flex>

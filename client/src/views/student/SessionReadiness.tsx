@@ -1,5 +1,6 @@
 import { Button, Flex, Heading, Spinner, Text, View } from '@instructure/ui';
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { checkSessionReadiness, dismissSessionReadiness } from './api';
 import { StatusMessage } from './StatusMessage';
@@ -32,6 +33,7 @@ type Phase =
  * sign-in now, so that problems show before the exam rather than in it.
  */
 export function SessionReadiness({ authorizeUrl, mode, pendingTitle, onReady, onDismissed }: SessionReadinessProps) {
+  const { t } = useTranslation('student');
   const headingId = useId();
   const heading = useRef<Element | null>(null);
   const [state, setState] = useState<Phase>(mode === 'download' ? { phase: 'authorization-required' } : { phase: 'idle' });
@@ -68,7 +70,7 @@ export function SessionReadiness({ authorizeUrl, mode, pendingTitle, onReady, on
       interaction={dismissing ? 'disabled' : 'enabled'}
       onClick={() => void dismiss()}
     >
-      Don’t show this again
+      {t('readiness.dismiss')}
     </Button>
   );
 
@@ -84,58 +86,51 @@ export function SessionReadiness({ authorizeUrl, mode, pendingTitle, onReady, on
           element?.setAttribute('tabindex', '-1');
         }}
       >
-        Let the exam browser sign you in
+        {t('readiness.heading')}
       </Heading>
-      <Text as="p">
-        The configuration you download signs the exam browser in to the LMS as you, so the quiz opens without a
-        password prompt. For that, the tool needs your permission once; the LMS asks you to confirm it in a new window.
-      </Text>
+      <Text as="p">{t('readiness.explanation')}</Text>
       {mode === 'download' && state.phase !== 'ready' && (
         <StatusMessage variant="warning">
-          {pendingTitle === undefined
-            ? 'Connect your LMS account, then the configuration download continues.'
-            : `Connect your LMS account, then the download for “${pendingTitle}” continues.`}
+          {pendingTitle === undefined ? t('readiness.waiting') : t('readiness.waitingFor', { title: pendingTitle })}
         </StatusMessage>
       )}
 
       {state.phase === 'idle' && (
         <Button color="primary" onClick={() => void check()} margin="small small 0 0">
-          Check the sign-in
+          {t('readiness.check')}
         </Button>
       )}
       {state.phase === 'idle' && mode === 'prompt' && dismissButton}
       {state.phase === 'checking' && (
         <Flex gap="small" alignItems="center" margin="small 0">
-          <Spinner renderTitle="Checking" size="x-small" />
-          <Text>Checking with the LMS…</Text>
+          <Spinner renderTitle={t('readiness.checkingTitle')} size="x-small" />
+          <Text>{t('readiness.checking')}</Text>
         </Flex>
       )}
       {state.phase === 'ready' && (
         <StatusMessage variant="success">
-          {mode === 'download'
-            ? 'The exam browser can sign you in to the LMS. Preparing the download…'
-            : 'The exam browser can sign you in to the LMS. You are ready.'}
+          {mode === 'download' ? t('readiness.readyDownload') : t('readiness.readyPrompt')}
         </StatusMessage>
       )}
       {state.phase === 'authorization-required' && (
         <View as="div" margin="small 0 0">
           {mode === 'prompt' && (
-            <Text as="p">Your LMS account is not connected to the tool yet, or the connection has expired.</Text>
+            <Text as="p">{t('readiness.notConnected')}</Text>
           )}
           <AuthorizeButton startUrl={authorizeUrl} onCompleted={() => void check()}>
-            Connect your LMS account
+            {t('readiness.connect')}
           </AuthorizeButton>
         </View>
       )}
       {state.phase === 'failed' && (
         <>
           <StatusMessage variant="error">{state.message}</StatusMessage>
-          <Button onClick={() => void check()}>Try again</Button>
+          <Button onClick={() => void check()}>{t('readiness.tryAgain')}</Button>
         </>
       )}
 
       {mode === 'prompt' && state.phase !== 'checking' && state.phase !== 'idle' && <View as="div" margin="small 0 0">{dismissButton}</View>}
-      {dismissError && <StatusMessage variant="error">Your choice could not be saved. Try again.</StatusMessage>}
+      {dismissError && <StatusMessage variant="error">{t('readiness.dismissFailed')}</StatusMessage>}
     </View>
   );
 }

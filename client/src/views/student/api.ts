@@ -1,4 +1,6 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { i18next } from '../../i18n/i18n';
+import { errorMessage } from '../../lib/error-message';
 import { localPath } from '../../lib/launch';
 import { z } from '../../lib/zod';
 
@@ -26,13 +28,8 @@ const handoffPath = localPath.refine((path) => new URL(path, 'http://service.inv
 });
 const grantSchema = z.object({ success: z.literal(true), handoffUrl: handoffPath });
 const readinessSchema = z.object({ success: z.literal(true), checks: z.object({ lmsSessionAuthorization: z.literal(true) }) });
-const refusalSchema = z.object({ error_code: z.string().optional(), message: z.string().optional() });
+const refusalSchema = z.object({ error_code: z.string().optional() });
 const authorizationRefusalSchema = z.object({ authorizeUrl: localPath });
-
-const UNREACHABLE = 'The tool could not be reached. Check the internet connection, then try again.';
-const RATE_LIMITED = 'Too many requests in a short time. Wait a minute, then try again.';
-const SESSION_ELSEWHERE =
-  'Your session with the tool has ended or belongs to another course. Open the tool again from your course in the LMS.';
 
 type Answer = { status: number; body: unknown } | null;
 
@@ -53,10 +50,17 @@ async function postJson(path: string, body: unknown): Promise<Answer> {
   }
 }
 
+/**
+ * A refusal's code, and what it says in the page's language: the `errors` message of the code. The answer's own
+ * `message` is the API's English and is never shown.
+ */
 function refusalOf(body: unknown): { code: string | undefined; message: string | undefined } {
   const parsed = refusalSchema.safeParse(body);
-  return parsed.success ? { code: parsed.data.error_code, message: parsed.data.message } : { code: undefined, message: undefined };
+  const code = parsed.success ? parsed.data.error_code : undefined;
+  return { code, message: errorMessage(code) };
 }
+
+const unreachable = () => i18next.t('common:unreachable');
 
 /**
  * Asks for a one-time configuration grant. Success yields the same-origin handoff page that hands the `exbs://` URL
@@ -64,39 +68,25 @@ function refusalOf(body: unknown): { code: string | undefined; message: string |
  */
 export async function requestConfigGrant(grantUrl: string, actionToken: string, purpose: HandoffPurpose): Promise<GrantOutcome> {
   const answer = await postJson(grantUrl, purpose === 'student-list' ? { actionToken, handoffPurpose: purpose } : { actionToken });
-  if (answer === null) return { kind: 'failed', message: UNREACHABLE };
+  if (answer === null) return { kind: 'failed', message: unreachable() };
   if (answer.status === 200) {
     const granted = grantSchema.safeParse(answer.body);
     return granted.success
       ? { kind: 'handoff', handoffUrl: granted.data.handoffUrl }
-      : { kind: 'failed', message: 'The tool answered in an unexpected way. Reload the page, then try again.' };
+      : { kind: 'failed', message: i18next.t('student:download.unexpectedAnswer') };
   }
   const { code, message } = refusalOf(answer.body);
   if (code === ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED) {
     const named = authorizationRefusalSchema.safeParse(answer.body);
     return { kind: 'authorization-required', authorizeUrl: named.success ? named.data.authorizeUrl : undefined };
   }
-  if (answer.status === 429 || code === ErrorCodes.RATE_LIMITED) {
-    return { kind: 'failed', message: 'Too many downloads in a short time. Wait a minute, then download again.' };
-  }
-  if (answer.status === 404) {
-    return {
-      kind: 'failed',
-      message:
-        'No exam browser configuration is available for this quiz right now. Your instructor may have changed the quiz settings; reload this page, and ask your instructor if the quiz is still listed.',
-    };
-  }
-  if (answer.status === 403) {
-    if (code === ErrorCodes.INVALID_ACTION_TOKEN) {
-      return { kind: 'failed', message: 'This page has been open for too long. Reload it, then download the configuration again.' };
-    }
-    if (code === ErrorCodes.LTI_PRINCIPAL_REQUIRED) return { kind: 'failed', message: SESSION_ELSEWHERE };
-    return { kind: 'failed', message: message ?? 'The download was refused. Open the tool again from your course in the LMS.' };
-  }
-  return {
-    kind: 'failed',
-    message: message ?? `The configuration could not be prepared (error ${answer.status}). Try again in a moment.`,
-  };
+  // A download's budget, with or without a code: said in words about downloads.
+  if (answer.status === 429 || code === ErrorCodes.RATE_LIMITED) return { kind: 'failed', message: i18next.t('student:download.rateLimited') };
+  if (message !== undefined) return { kind: 'failed', message };
+  // The contract's refusals without a code: no configuration for the assessment (404), a refused download (403).
+  if (answer.status === 404) return { kind: 'failed', message: i18next.t('student:download.unavailable') };
+  if (answer.status === 403) return { kind: 'failed', message: i18next.t('student:download.refused') };
+  return { kind: 'failed', message: i18next.t('student:download.failed', { status: answer.status }) };
 }
 
 /**
@@ -105,26 +95,11 @@ export async function requestConfigGrant(grantUrl: string, actionToken: string, 
  */
 export async function checkSessionReadiness(): Promise<ReadinessOutcome> {
   const answer = await postJson(SESSION_READINESS_PATH, {});
-  if (answer === null) return { kind: 'failed', message: UNREACHABLE };
+  if (answer === null) return { kind: 'failed', message: unreachable() };
   if (answer.status === 200 && readinessSchema.safeParse(answer.body).success) return { kind: 'ready' };
-  const { code } = refusalOf(answer.body);
-  switch (code) {
-    case ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED:
-      return { kind: 'authorization-required' };
-    case ErrorCodes.LTI_STUDENT_REQUIRED:
-      return { kind: 'failed', message: SESSION_ELSEWHERE };
-    case ErrorCodes.RATE_LIMITED:
-      return { kind: 'failed', message: RATE_LIMITED };
-    case ErrorCodes.LMS_SESSION_READINESS_FAILED:
-      return { kind: 'failed', message: 'The LMS could not confirm the sign-in for the exam browser. Try again in a few minutes.' };
-    case ErrorCodes.LMS_SESSION_UNAVAILABLE:
-      return {
-        kind: 'failed',
-        message: 'Signing the exam browser in to the LMS is not set up for this tool. You sign in inside the exam browser yourself.',
-      };
-    default:
-      return { kind: 'failed', message: `The check could not be completed (error ${answer.status}). Try again in a moment.` };
-  }
+  const { code, message } = refusalOf(answer.body);
+  if (code === ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED) return { kind: 'authorization-required' };
+  return { kind: 'failed', message: message ?? i18next.t('student:readiness.failed', { status: answer.status }) };
 }
 
 /** Records that the student does not want the readiness prompt again; `false` when that did not work. */
