@@ -2,9 +2,6 @@ import { Flex, Heading, View } from '@instructure/ui';
 import { useEffect, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 
-/** The service's English name; the pages show `common:serviceName` in their own language. */
-export const SERVICE_NAME = 'Exam browser enforcement';
-
 export type PageProps = {
   title: string;
   /** Rendered next to the heading, for example a status pill. */

@@ -11,6 +11,7 @@ import {
   View,
 } from '@instructure/ui';
 import { useId, type ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { CopyButton } from '../components/CopyButton';
 import { CopyableValue } from '../components/CopyableValue';
 import { Page } from '../components/Page';
@@ -60,209 +61,180 @@ function AdminSetup({ data }: { data: Data }) {
   return data.detailed === true ? <SetupGuide data={data} /> : <SetupSummary data={data} />;
 }
 
+/** The markup of the guide's sentences: LMS interface labels, emphasis and code. */
+const MARKUP = { ui: <Ui />, strong: <strong />, code: <code className="exb-inline-code" /> };
+
+/** A sentence of the guide (`pages:setup.<key>`) with its markup. */
+function Say({ k, values }: { k: SetupSentence; values?: Record<string, string> }) {
+  const { t } = useTranslation('pages');
+  return <Trans t={t} i18nKey={k} components={MARKUP} values={values} />;
+}
+
+type SetupSentence =
+  | 'setup.summary.healthUrlHint'
+  | `setup.step1.${'open' | 'choose' | 'method' | 'manualIntro' | 'save'}`
+  | `setup.step2.${'open' | 'add' | 'deployment'}`
+  | `setup.step3.${'create' | 'redirect' | 'scopes' | 'save'}`
+  | `setup.step4.${'open' | 'upload'}`
+  | `setup.step5.${'intro' | 'health'}`;
+
+const HEALTHY_BODY = { body: '{"status":"UP"}' };
+
 function SetupSummary({ data }: { data: Data }) {
+  const { t } = useTranslation('pages');
   return (
-    <Page title="Set up exam browser enforcement">
-      <Text as="p">
-        An LMS administrator registers this service in the LMS with the addresses below. The step-by-step guide explains
-        where each one goes.
-      </Text>
+    <Page title={t('setup.summary.title')}>
+      <Text as="p">{t('setup.summary.intro')}</Text>
       <View as="div" display="block" margin="0 0 large">
         <Link href={GUIDE_PATH} variant="standalone">
-          Open the step-by-step setup guide
+          {t('setup.summary.guideLink')}
         </Link>
       </View>
       <View as="section" display="block" aria-labelledby="addresses-heading">
         <Heading level="h2" id="addresses-heading" margin="0 0 small">
-          Service addresses
+          {t('setup.summary.addressesHeading')}
         </Heading>
-        <CopyableValue label="Tool URL" value={data.toolUrl} description="The address of this service." />
+        <CopyableValue label={t('setup.summary.toolUrl')} value={data.toolUrl} description={t('setup.summary.toolUrlHint')} />
         <CopyableValue
-          label="Health check URL"
+          label={t('setup.labels.healthUrl')}
           value={data.healthUrl}
-          description={
-            <>
-              Answers <code className="exb-inline-code">{'{"status":"UP"}'}</code> while the service is running.
-            </>
-          }
+          description={<Say k="setup.summary.healthUrlHint" values={HEALTHY_BODY} />}
         />
-        <CopyableValue
-          label="LTI configuration URL"
-          value={data.ltiConfigUrl}
-          description="Paste into a new LTI developer key, method “Enter URL”."
-        />
-        <CopyableValue
-          label="Public JWK URL"
-          value={data.jwksUrl}
-          description="The service's public signing keys, for an LTI key entered manually."
-        />
-        <CopyableValue
-          label="Detector script URL"
-          value={data.detectorUrl}
-          description="The script the theme loader adds to quiz pages that require the exam browser."
-        />
+        <CopyableValue label={t('setup.labels.ltiConfigUrl')} value={data.ltiConfigUrl} description={t('setup.summary.ltiConfigUrlHint')} />
+        <CopyableValue label={t('setup.labels.jwksUrl')} value={data.jwksUrl} description={t('setup.summary.jwksUrlHint')} />
+        <CopyableValue label={t('setup.summary.detectorUrl')} value={data.detectorUrl} description={t('setup.summary.detectorUrlHint')} />
       </View>
     </Page>
   );
 }
 
 function SetupGuide({ data }: { data: Data }) {
+  const { t } = useTranslation(['pages', 'common']);
   const loginUrl = data.ltiLoginUrl ?? serviceUrl(data.toolUrl, '/lti/login');
   const launchUrl = data.ltiLaunchUrl ?? serviceUrl(data.toolUrl, '/lti/launch');
   const redirectUri = data.oauthRedirectUri ?? serviceUrl(data.toolUrl, '/api/oauth2callback');
   const loaderUrl = data.themeLoaderUrl ?? serviceUrl(data.toolUrl, '/js/lms-exb-theme-loader.js');
 
   return (
-    <Page title="Administrator setup guide">
-      <Text as="p">
-        Follow these five steps once, as an administrator of the LMS root account. Every value you paste has a Copy
-        button.
-      </Text>
-      <Alert variant="info" variantScreenReaderLabel="Before you start," hasShadow={false} margin="0 0 small">
-        You need permission to manage developer keys, apps and themes in the root account, and the account must allow
-        custom JavaScript in themes (on hosted instances the LMS vendor turns this on).
+    <Page title={t('setup.guide.title')}>
+      <Text as="p">{t('setup.guide.intro')}</Text>
+      <Alert variant="info" variantScreenReaderLabel={t('setup.guide.beforeLabel')} hasShadow={false} margin="0 0 small">
+        {t('setup.guide.before')}
       </Alert>
       <View as="div" display="block" margin="0 0 large">
-        <Link href={SUMMARY_PATH}>Back to the list of service addresses</Link>
+        <Link href={SUMMARY_PATH}>{t('setup.guide.backToSummary')}</Link>
       </View>
 
-      <Step number={1} title="Create the LTI developer key">
+      <Step number={1} title={t('setup.step1.title')}>
         <List as="ol" margin="0" itemSpacing="small">
           <List.Item>
-            In the LMS, open <Ui>Admin</Ui>, choose the root account, then <Ui>Developer Keys</Ui>.
+            <Say k="setup.step1.open" />
           </List.Item>
           <List.Item>
-            Choose <Ui>+ Developer Key</Ui>, then <Ui>LTI Key</Ui>.
+            <Say k="setup.step1.choose" />
           </List.Item>
           <List.Item>
-            Give the key a name, set <Ui>Method</Ui> to <Ui>Enter URL</Ui> and paste the configuration URL. Paste the
-            launch URL into <Ui>Redirect URIs</Ui>.
+            <Say k="setup.step1.method" />
             <View as="div" display="block" margin="small 0 0">
-              <CopyableValue label="LTI configuration URL" value={data.ltiConfigUrl} />
-              <CopyableValue label="Redirect URI (launch URL)" value={launchUrl} />
+              <CopyableValue label={t('setup.labels.ltiConfigUrl')} value={data.ltiConfigUrl} />
+              <CopyableValue label={t('setup.step1.redirectUri')} value={launchUrl} />
             </View>
-            <ToggleDetails summary="Entering the values manually instead" size="small">
+            <ToggleDetails summary={t('setup.step1.manualSummary')} size="small">
               <Text as="p">
-                With <Ui>Method</Ui> set to <Ui>Manual Entry</Ui>, fill in these fields and choose{' '}
-                <Ui>Public JWK URL</Ui> as the JWK method:
+                <Say k="setup.step1.manualIntro" />
               </Text>
-              <CopyableValue label="Target Link URI and Redirect URI" value={launchUrl} />
-              <CopyableValue label="OpenID Connect Initiation URL" value={loginUrl} />
-              <CopyableValue label="Public JWK URL" value={data.jwksUrl} />
+              <CopyableValue label={t('setup.step1.targetLinkUri')} value={launchUrl} />
+              <CopyableValue label={t('setup.step1.loginUrl')} value={loginUrl} />
+              <CopyableValue label={t('setup.labels.jwksUrl')} value={data.jwksUrl} />
             </ToggleDetails>
           </List.Item>
           <List.Item>
-            Save the key and switch its state to <Ui>On</Ui>. The number shown in the <Ui>Details</Ui> column is the{' '}
-            <strong>client ID</strong>; note it for steps 2 and 5.
+            <Say k="setup.step1.save" />
           </List.Item>
         </List>
       </Step>
 
-      <Step number={2} title="Install the app in the root account">
+      <Step number={2} title={t('setup.step2.title')}>
         <List as="ol" margin="0" itemSpacing="small">
           <List.Item>
-            Open <Ui>Admin</Ui>, the root account, <Ui>Settings</Ui>, then the <Ui>Apps</Ui> tab and{' '}
-            <Ui>View App Configurations</Ui>.
+            <Say k="setup.step2.open" />
           </List.Item>
           <List.Item>
-            Choose <Ui>+ App</Ui>, set <Ui>Configuration Type</Ui> to <Ui>By Client ID</Ui>, paste the client ID from
-            step 1, then <Ui>Submit</Ui> and <Ui>Install</Ui>.
+            <Say k="setup.step2.add" />
           </List.Item>
           <List.Item>
-            Open the app&apos;s settings menu and choose <Ui>Deployment Id</Ui>. Note the <strong>deployment ID</strong>{' '}
-            for step 5.
+            <Say k="setup.step2.deployment" />
           </List.Item>
         </List>
       </Step>
 
-      <Step number={3} title="Create the API developer key">
-        <Text as="p">
-          This second key lets the service call the LMS API on behalf of each instructor, student or administrator who
-          authorizes it.
-        </Text>
+      <Step number={3} title={t('setup.step3.title')}>
+        <Text as="p">{t('setup.step3.intro')}</Text>
         <List as="ol" margin="0" itemSpacing="small">
           <List.Item>
-            In <Ui>Developer Keys</Ui>, choose <Ui>+ Developer Key</Ui>, then <Ui>API Key</Ui>.
+            <Say k="setup.step3.create" />
           </List.Item>
           <List.Item>
-            Give the key a name and paste the redirect URI into <Ui>Redirect URIs</Ui>.
+            <Say k="setup.step3.redirect" />
             <View as="div" display="block" margin="small 0 0">
-              <CopyableValue label="OAuth redirect URI" value={redirectUri} />
+              <CopyableValue label={t('setup.step3.redirectUri')} value={redirectUri} />
             </View>
           </List.Item>
           <List.Item>
-            Turn on <Ui>Enforce Scopes</Ui> and select every scope in both lists below. Instructors and students are
-            asked for the application scopes; root-account administrators for both lists.
-            <ScopeList
-              title="Application scopes"
-              description="Used for instructors and students."
-              scopes={data.applicationScopes}
-            />
-            <ScopeList
-              title="Administrator scopes"
-              description="Added for root-account administrators."
-              scopes={data.adminScopes}
-            />
+            <Say k="setup.step3.scopes" />
+            <ScopeList title={t('setup.step3.applicationScopes')} description={t('setup.step3.applicationScopesHint')} scopes={data.applicationScopes} />
+            <ScopeList title={t('setup.step3.adminScopes')} description={t('setup.step3.adminScopesHint')} scopes={data.adminScopes} />
           </List.Item>
           <List.Item>
-            Save the key and switch its state to <Ui>On</Ui>. Note its <strong>client ID</strong> (the number in the{' '}
-            <Ui>Details</Ui> column) and choose <Ui>Show Key</Ui> to see its <strong>client secret</strong>, for step 5.
+            <Say k="setup.step3.save" />
           </List.Item>
         </List>
       </Step>
 
-      <Step number={4} title="Load the detector through the theme JavaScript">
-        <Text as="p">
-          The LMS runs the theme&apos;s JavaScript on its own pages. One added line loads the service&apos;s theme
-          loader, which adds the detector only on quiz pages whose quiz requires the exam browser.
-        </Text>
+      <Step number={4} title={t('setup.step4.title')}>
+        <Text as="p">{t('setup.step4.intro')}</Text>
         <List as="ol" margin="0" itemSpacing="small">
           <List.Item>
-            Open <Ui>Admin</Ui>, the root account, <Ui>Themes</Ui>, and open the active theme in the theme editor.
+            <Say k="setup.step4.open" />
           </List.Item>
           <List.Item>
-            On the <Ui>Upload</Ui> tab, add this line to the theme&apos;s JavaScript file, keeping any code it already
-            has, and upload the file.
+            <Say k="setup.step4.upload" />
             <View as="div" display="block" margin="small 0 0">
-              <CopyableValue label="Theme JavaScript line" value={themeLoaderSnippet(loaderUrl)} block />
-              <CopyableValue label="Theme loader URL" value={loaderUrl} />
+              <CopyableValue label={t('setup.step4.snippet')} value={themeLoaderSnippet(loaderUrl)} block />
+              <CopyableValue label={t('setup.step4.loaderUrl')} value={loaderUrl} />
             </View>
           </List.Item>
-          <List.Item>
-            Save and apply the theme. Sub-account themes that upload their own JavaScript need the same line.
-          </List.Item>
+          <List.Item>{t('setup.step4.apply')}</List.Item>
         </List>
       </Step>
 
-      <Step number={5} title="Configure the service and check it">
+      <Step number={5} title={t('setup.step5.title')}>
         <Text as="p">
-          Set these environment variables on the service and restart it. <code className="exb-inline-code">BASE_URL</code>{' '}
-          and <code className="exb-inline-code">LMS_URL</code> must already point at this service and at your LMS.
+          <Say k="setup.step5.intro" />
         </Text>
         <EnvironmentTable issuer={data.ltiIssuer} />
         <CopyableValue
-          label="Environment template"
-          description="The same variables as lines to fill in."
+          label={t('setup.step5.template')}
+          description={t('setup.step5.templateHint')}
           value={environmentTemplate(data.ltiIssuer ?? HOSTED_LMS_ISSUER)}
           block
         />
         <Text as="p">
-          After the restart, the health check must answer <code className="exb-inline-code">{'{"status":"UP"}'}</code>.
+          <Say k="setup.step5.health" values={HEALTHY_BODY} />
         </Text>
-        <CopyableValue label="Health check URL" value={data.healthUrl} />
+        <CopyableValue label={t('setup.labels.healthUrl')} value={data.healthUrl} />
         <Link href={data.healthUrl} target="_blank" rel="noopener" renderIcon={<IconExternalLinkLine />} iconPlacement="end">
-          Open the health check
-          <ScreenReaderContent> (opens in a new tab)</ScreenReaderContent>
+          {t('setup.step5.openHealth')}
+          <ScreenReaderContent> {t('setup.step5.newTab')}</ScreenReaderContent>
         </Link>
-        <Text as="p">
-          Finally, open the tool from a course&apos;s navigation as an instructor and authorize it when asked.
-        </Text>
+        <Text as="p">{t('setup.step5.finally')}</Text>
       </Step>
     </Page>
   );
 }
 
 function Step({ number, title, children }: { number: number; title: string; children: ReactNode }) {
+  const { t } = useTranslation('pages');
   const headingId = useId();
   return (
     <View
@@ -275,7 +247,7 @@ function Step({ number, title, children }: { number: number; title: string; chil
       margin="0 0 medium"
     >
       <Heading level="h2" id={headingId} margin="0 0 small">
-        Step {number}: {title}
+        {t('setup.guide.step', { number: String(number), title })}
       </Heading>
       {children}
     </View>
@@ -283,7 +255,7 @@ function Step({ number, title, children }: { number: number; title: string; chil
 }
 
 /** Interface labels in the LMS, set apart so they can be found on screen. */
-function Ui({ children }: { children: ReactNode }) {
+function Ui({ children }: { children?: ReactNode }) {
   return <strong>{children}</strong>;
 }
 
@@ -296,6 +268,7 @@ function ScopeList({
   description: string;
   scopes: readonly string[] | undefined;
 }) {
+  const { t } = useTranslation('pages');
   const headingId = useId();
   return (
     <View as="div" display="block" margin="small 0">
@@ -307,7 +280,7 @@ function ScopeList({
       </Text>
       {scopes === undefined || scopes.length === 0 ? (
         <Alert variant="warning" hasShadow={false} margin="x-small 0 0">
-          The service did not provide this list. Check its documentation for the scopes to select.
+          {t('setup.step3.scopesMissing')}
         </Alert>
       ) : (
         <List isUnstyled margin="x-small 0 0" itemSpacing="xx-small" aria-labelledby={headingId}>
@@ -315,7 +288,7 @@ function ScopeList({
             <List.Item key={scope}>
               <span className="exb-row">
                 <code className="exb-value">{scope}</code>
-                <CopyButton value={scope} label={`scope ${scope}`} />
+                <CopyButton value={scope} label={t('setup.step3.scope', { scope })} />
               </span>
             </List.Item>
           ))}
@@ -328,28 +301,26 @@ function ScopeList({
 type EnvironmentVariable = { name: string; source: ReactNode; value?: string };
 
 function EnvironmentTable({ issuer }: { issuer: string | undefined }) {
+  const { t } = useTranslation('pages');
   const narrow = useMediaQuery('(max-width: 40rem)');
   const variables: EnvironmentVariable[] = [
     {
       name: 'LTI_ISSUER',
       value: issuer ?? HOSTED_LMS_ISSUER,
-      source:
-        issuer !== undefined
-          ? 'The LTI issuer of your LMS.'
-          : 'The LTI issuer of your LMS: this value for hosted instances; a self-hosted LMS uses its configured issuer.',
+      source: issuer !== undefined ? t('setup.step5.issuer') : t('setup.step5.issuerHosted'),
     },
-    { name: 'LTI_CLIENT_ID', source: 'Client ID of the LTI key (step 1).' },
-    { name: 'LTI_DEPLOYMENT_ID', source: 'Deployment ID from step 2; separate several with commas.' },
-    { name: 'LMS_OAUTH_CLIENT_ID', source: 'Client ID of the API key (step 3).' },
-    { name: 'LMS_OAUTH_CLIENT_SECRET', source: 'Client secret of the API key (step 3). Keep it secret.' },
+    { name: 'LTI_CLIENT_ID', source: t('setup.step5.clientId') },
+    { name: 'LTI_DEPLOYMENT_ID', source: t('setup.step5.deploymentId') },
+    { name: 'LMS_OAUTH_CLIENT_ID', source: t('setup.step5.oauthClientId') },
+    { name: 'LMS_OAUTH_CLIENT_SECRET', source: t('setup.step5.oauthClientSecret') },
   ];
 
   return (
-    <Table caption="Environment variables to set" layout={narrow ? 'stacked' : 'auto'} margin="0 0 medium">
+    <Table caption={t('setup.step5.caption')} layout={narrow ? 'stacked' : 'auto'} margin="0 0 medium">
       <Table.Head>
         <Table.Row>
-          <Table.ColHeader id="env-name">Variable</Table.ColHeader>
-          <Table.ColHeader id="env-value">What to set</Table.ColHeader>
+          <Table.ColHeader id="env-name">{t('setup.step5.variable')}</Table.ColHeader>
+          <Table.ColHeader id="env-value">{t('setup.step5.value')}</Table.ColHeader>
         </Table.Row>
       </Table.Head>
       <Table.Body>
@@ -358,7 +329,7 @@ function EnvironmentTable({ issuer }: { issuer: string | undefined }) {
             <Table.RowHeader>
               <span className={narrow ? 'exb-row exb-row--wrap' : 'exb-row exb-row--spread'}>
                 <code className="exb-inline-code">{variable.name}</code>
-                <CopyButton value={variable.name} label={`variable name ${variable.name}`} />
+                <CopyButton value={variable.name} label={t('setup.step5.variableName', { name: variable.name })} />
               </span>
             </Table.RowHeader>
             <Table.Cell>
@@ -366,7 +337,7 @@ function EnvironmentTable({ issuer }: { issuer: string | undefined }) {
               {variable.value !== undefined && (
                 <span className="exb-row exb-row--spaced">
                   <code className="exb-value">{variable.value}</code>
-                  <CopyButton value={variable.value} label={`${variable.name} value`} />
+                  <CopyButton value={variable.value} label={t('setup.step5.variableValue', { name: variable.name })} />
                 </span>
               )}
             </Table.Cell>

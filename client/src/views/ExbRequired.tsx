@@ -1,5 +1,6 @@
 import { Alert, Heading, Link, List, Text, View } from '@instructure/ui';
 import { useCallback, useMemo } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
@@ -31,41 +32,36 @@ type Data = z.output<typeof schema>;
 
 /** Shown when a quiz requires the exam browser and this browser is not it. */
 function ExbRequired({ data }: { data: Data }) {
+  const { t } = useTranslation(['pages', 'common']);
   useReloadUrl(data.reloadUrl);
   const { actionToken } = data;
   const { state, download } = useConfigDownload(actionToken, 'assessment');
   const configGrantUrl = data.configGrantUrl ?? configGrantPath(data.courseId, data.contentId);
-  const target = useMemo(() => ({ contentId: data.contentId, title: 'this quiz', configGrantUrl }), [data.contentId, configGrantUrl]);
+  const thisQuiz = t('requiredBrowser.thisQuiz');
+  const target = useMemo(() => ({ contentId: data.contentId, title: thisQuiz, configGrantUrl }), [data.contentId, thisQuiz, configGrantUrl]);
   const continueDownload = useCallback(() => void download(target), [download, target]);
 
   return (
-    <Page title="This quiz requires the secure exam browser">
-      <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="0 0 medium">
-        <Text>
-          Your instructor requires this quiz to be taken in the secure exam browser. It cannot be started in this
-          browser.
-        </Text>
+    <Page title={t('requiredBrowser.title')}>
+      <Alert variant="info" variantScreenReaderLabel={t('common:variant.info')} hasShadow={false} margin="0 0 medium">
+        <Text>{t('requiredBrowser.notice')}</Text>
       </Alert>
       <View as="section" display="block" margin="0 0 medium" aria-labelledby="next-step-heading">
         <Heading level="h2" id="next-step-heading" margin="0 0 small">
-          Start the quiz in the exam browser
+          {t('requiredBrowser.startHeading')}
         </Heading>
         <List margin="0 0 small">
-          <List.Item>Make sure the secure exam browser is installed on this computer.</List.Item>
-          <List.Item>
-            Download the one-time configuration for this quiz; it starts the exam browser with the quiz. It can be used
-            once, within two minutes.
-          </List.Item>
-          <List.Item>The exam browser receives the quiz’s access code by itself; you do not need to type it.</List.Item>
+          <List.Item>{t('requiredBrowser.stepInstalled')}</List.Item>
+          <List.Item>{t('requiredBrowser.stepDownload')}</List.Item>
+          <List.Item>{t(`requiredBrowser.stepAccessCode.${data.assessmentKind}`)}</List.Item>
         </List>
         {actionToken === undefined ? (
           <Text as="p" color="secondary">
-            The configuration download is not available from this page. Open the quiz again from the LMS in a moment;
-            if this message stays, ask your instructor.
+            {t('requiredBrowser.downloadUnavailable')}
           </Text>
         ) : (
           <View as="div" margin="small 0">
-            <DownloadControl target={target} state={state} onDownload={(t) => void download(t)} label="Download the configuration" />
+            <DownloadControl target={target} state={state} onDownload={(next) => void download(next)} label={t('requiredBrowser.download')} />
           </View>
         )}
       </View>
@@ -74,30 +70,24 @@ function ExbRequired({ data }: { data: Data }) {
         (state.authorizeUrl !== undefined ? (
           <SessionReadiness key={`download-${state.attempt}`} authorizeUrl={state.authorizeUrl} mode="download" onReady={continueDownload} />
         ) : (
-          <StatusMessage variant="error">
-            The exam browser cannot be signed in to the LMS for you right now. Open the quiz again from the LMS, then
-            download the configuration again.
-          </StatusMessage>
+          <StatusMessage variant="error">{t('requiredBrowser.signInUnavailable')}</StatusMessage>
         ))}
 
       <View as="section" display="block" margin="0 0 medium" aria-labelledby="check-heading">
         <Heading level="h2" id="check-heading" margin="0 0 small">
-          Not sure the exam browser works?
+          {t('requiredBrowser.checkHeading')}
         </Heading>
-        <Text as="p">
-          The setup check starts the exam browser with a test page and tells you whether it is ready. It does not start
-          the quiz.
-        </Text>
+        <Text as="p">{t('requiredBrowser.checkText')}</Text>
         {data.setupCheckUrl !== undefined && (
           <Link href={data.setupCheckUrl} variant="standalone">
-            Check that the exam browser works
+            {t('requiredBrowser.checkLink')}
           </Link>
         )}
       </View>
       {data.lmsReturnUrl !== undefined && (
         // The course home after a launch, the quiz page when the LMS page sent the student here.
         <Link href={data.lmsReturnUrl} target="_top">
-          Back to the LMS
+          {t('requiredBrowser.back')}
         </Link>
       )}
     </Page>

@@ -1,5 +1,6 @@
 import { Alert, Button, Heading, Link, List, Pill, Spinner, Text, View } from '@instructure/ui';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useState, type ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
@@ -93,6 +94,7 @@ async function postProof(proofUrl: string, configKeyHash: string): Promise<Check
 }
 
 function ExbSetupCheck({ data }: { data: Data }) {
+  const { t } = useTranslation(['pages', 'common']);
   const [state, setState] = useState<State>({ phase: 'checking' });
 
   const run = useCallback(async () => {
@@ -119,28 +121,22 @@ function ExbSetupCheck({ data }: { data: Data }) {
   }, [run]);
 
   return (
-    <Page title="Exam browser setup check">
+    <Page title={t('setupCheck.title')}>
       <div data-setup-check-phase={state.phase}>
         {state.phase === 'checking' && (
           <View as="div" display="block" textAlign="center" padding="large">
-            <Spinner renderTitle="Checking the exam browser" size="medium" delay={300} />
+            <Spinner renderTitle={t('setupCheck.checking')} size="medium" delay={300} />
           </View>
         )}
         {state.phase === 'no-page-api' && <NotInExamBrowser data={data} />}
         {state.phase === 'no-key' && (
-          <Message variant="error">
-            The exam browser did not report a configuration key to this page. Update the exam browser to a current
-            version and run the setup check again.
-          </Message>
+          <Message variant="error">{t('setupCheck.noKey')}</Message>
         )}
         {state.phase === 'failed' && (
           <>
-            <Message variant="error">
-              The check could not be completed because the service did not answer as expected. Check the network
-              connection and try again.
-            </Message>
+            <Message variant="error">{t('setupCheck.failed')}</Message>
             <Button onClick={() => void run()} margin="0 0 medium">
-              Try again
+              {t('common:tryAgain')}
             </Button>
           </>
         )}
@@ -149,7 +145,7 @@ function ExbSetupCheck({ data }: { data: Data }) {
       {state.phase !== 'no-page-api' && (
         <View as="div" display="block" margin="medium 0 0">
           <Link href={data.quitUrl} variant="standalone">
-            Quit the exam browser
+            {t('setupCheck.quit')}
           </Link>
         </View>
       )}
@@ -158,11 +154,11 @@ function ExbSetupCheck({ data }: { data: Data }) {
 }
 
 function Message({ variant, children }: { variant: 'info' | 'success' | 'warning' | 'error'; children: string }) {
-  const labels = { info: 'Information,', success: 'Success,', warning: 'Warning,', error: 'Error,' } as const;
+  const { t } = useTranslation();
   return (
     <Alert
       variant={variant}
-      variantScreenReaderLabel={labels[variant]}
+      variantScreenReaderLabel={t(`variant.${variant}`)}
       hasShadow={false}
       margin="0 0 medium"
       liveRegion={getLiveRegion}
@@ -174,25 +170,21 @@ function Message({ variant, children }: { variant: 'info' | 'success' | 'warning
 }
 
 function NotInExamBrowser({ data }: { data: Data }) {
+  const { t } = useTranslation('pages');
   return (
     <>
-      <Message variant="warning">
-        You are not in the exam browser: this page was opened in an ordinary browser, so nothing could be checked.
-        Start the setup check in the exam browser to confirm that it is installed and works with this service.
-      </Message>
+      <Message variant="warning">{t('setupCheck.notInExamBrowser')}</Message>
       <View as="section" display="block" margin="0 0 medium" aria-labelledby="start-heading">
         <Heading level="h2" id="start-heading" margin="0 0 small">
-          Start the setup check in the exam browser
+          {t('setupCheck.startHeading')}
         </Heading>
         <List margin="0 0 small">
-          <List.Item>Install the secure exam browser if it is not installed yet.</List.Item>
+          <List.Item>{t('setupCheck.stepInstall')}</List.Item>
           <List.Item>
-            <Link href={data.launchUrl}>Open the setup check in the exam browser</Link>. The exam browser starts and
-            shows this page again with the results.
+            <Trans t={t} i18nKey="setupCheck.stepOpen" components={{ launch: <InlineLink href={data.launchUrl} /> }} />
           </List.Item>
           <List.Item>
-            If nothing happens, <Link href={data.configUrl}>download the setup-check configuration</Link> and open the
-            downloaded file with the exam browser.
+            <Trans t={t} i18nKey="setupCheck.stepDownload" components={{ config: <InlineLink href={data.configUrl} /> }} />
           </List.Item>
         </List>
       </View>
@@ -200,30 +192,26 @@ function NotInExamBrowser({ data }: { data: Data }) {
   );
 }
 
-const CHECK_LABELS: Record<keyof Checks, { title: string; failure: string }> = {
-  configKey: {
-    title: 'The exam browser runs this service’s configuration',
-    failure: 'The configuration key it reported does not match. Download the setup-check configuration again.',
-  },
-  expectedUrl: {
-    title: 'The exam browser opened the setup-check page',
-    failure: 'This page was opened at a different address than the configuration starts at.',
-  },
-};
+/** A link inside a translated sentence; the sentence's markup supplies its text. */
+function InlineLink({ href, children }: { href: string; children?: ReactNode }) {
+  return <Link href={href}>{children}</Link>;
+}
+
+/** The checks in the order they are listed; each has a title and a failure hint in `pages:setupCheck.<name>`. */
+const CHECK_NAMES: readonly (keyof Checks)[] = ['configKey', 'expectedUrl'];
 
 function Results({ checks }: { checks: Checks }) {
+  const { t } = useTranslation('pages');
   const passed = checks.configKey && checks.expectedUrl;
   return (
     <>
       {passed ? (
-        <Message variant="success">Your exam browser is ready for quizzes that require it.</Message>
+        <Message variant="success">{t('setupCheck.ready')}</Message>
       ) : (
-        <Message variant="error">
-          The exam browser is not set up correctly for this service. Follow the hints below and run the check again.
-        </Message>
+        <Message variant="error">{t('setupCheck.notReady')}</Message>
       )}
-      <ul aria-label="Checks" style={{ listStyle: 'none', margin: 0, padding: 0 }}>
-        {(Object.keys(CHECK_LABELS) as (keyof Checks)[]).map((name) => (
+      <ul aria-label={t('setupCheck.checksLabel')} style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+        {CHECK_NAMES.map((name) => (
           <li
             key={name}
             data-check={name}
@@ -231,12 +219,12 @@ function Results({ checks }: { checks: Checks }) {
             style={{ marginBottom: '0.75rem' }}
           >
             <Pill color={checks[name] ? 'success' : 'danger'} margin="0 small 0 0">
-              {checks[name] ? 'Passed' : 'Failed'}
+              {checks[name] ? t('setupCheck.passed') : t('setupCheck.failedCheck')}
             </Pill>
-            <Text>{CHECK_LABELS[name].title}</Text>
+            <Text>{t(`setupCheck.${name}.title`)}</Text>
             {!checks[name] && (
               <Text as="p" size="small" color="secondary">
-                {CHECK_LABELS[name].failure}
+                {t(`setupCheck.${name}.failure`)}
               </Text>
             )}
           </li>

@@ -1,6 +1,7 @@
 import { Alert, Button, Link, Text, View } from '@instructure/ui';
 import { oauthCompletionMessage, type OAuthCompletionView } from '@exb/shared/oauth-completion.js';
 import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
 import { localPath } from '../lib/launch';
@@ -67,39 +68,40 @@ function useCloseWhenDone(done: boolean): { closing: Closing; closeNow: () => vo
  * privileges and never shows management: it confirms, signals the opener, closes itself and otherwise offers the way back.
  */
 function OAuthConnected({ data, view }: { data: Data; view: string }) {
+  const { t } = useTranslation(['pages', 'common']);
   const completion: OAuthCompletionView = view === 'student-session-connected' ? 'student-session-connected' : 'lms-oauth-connected';
   const signalled = useSignalOpener(completion);
   const { closing, closeNow } = useCloseWhenDone(signalled);
   return (
-    <Page title="Connected to the LMS">
-      <Alert variant="success" variantScreenReaderLabel="Success," hasShadow={false} margin="0 0 medium">
-        <Text>The tool may now use the LMS on your behalf.</Text>
+    <Page title={t('connected.title')}>
+      <Alert variant="success" variantScreenReaderLabel={t('common:variant.success')} hasShadow={false} margin="0 0 medium">
+        <Text>{t('connected.success')}</Text>
       </Alert>
       <View as="div" margin="0 0 medium" role="status">
         <Text as="p">
           {!signalled
-            ? 'You can close this window now and return to the tool in the LMS.'
+            ? t('connected.closeWhenReady')
             : closing === 'refused'
-              ? 'The tool has been told and is reloading. You can close this window now.'
-              : 'The tool has been told and is reloading. This window closes by itself in a moment.'}
+              ? t('connected.toldCloseYourself')
+              : t('connected.toldClosing')}
         </Text>
       </View>
       {signalled && closing === 'closing' && (
         <Button onClick={closeNow} margin="0 0 medium">
-          Close this window
+          {t('connected.close')}
         </Button>
       )}
       {completion === 'student-session-connected' && data.returnUrl !== undefined && !signalled && (
         <View as="div" margin="0 0 small">
           <Link href={data.returnUrl} variant="standalone">
-            Continue in this window
+            {t('connected.continue')}
           </Link>
         </View>
       )}
       {/* In a popup the tool window is still open behind it; a link back only helps a page opened on its own. */}
       {data.lmsReturnUrl !== undefined && !signalled && (
         <Link href={data.lmsReturnUrl} target="_top">
-          Return to the LMS
+          {t('common:returnToLms')}
         </Link>
       )}
     </Page>

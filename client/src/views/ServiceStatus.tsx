@@ -1,7 +1,9 @@
 import { Alert, Heading, Link, Pill, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { DefinitionList, type DefinitionItem } from '../components/DefinitionList';
-import { Page, SERVICE_NAME } from '../components/Page';
+import { Page } from '../components/Page';
+import { i18next } from '../i18n/i18n';
 import { defineView } from '../lib/define-view';
 import { httpUrl, optional, z } from '../lib/zod';
 
@@ -26,46 +28,38 @@ const schema = z.object({
 type Data = z.output<typeof schema>;
 type Testbed = z.output<typeof testbedSchema>;
 
-const TESTBED_LABELS: Record<string, string> = {
-  lmsUrl: 'LMS URL',
-  launchPageUrl: 'Launch page',
-  ltiIssuer: 'LTI issuer',
-  ltiClientId: 'LTI client ID',
-  deploymentIds: 'LTI deployment IDs',
-  databaseMode: 'Database',
-  configEncryptionEnabled: 'Configuration encryption',
-  baseUrl: 'Service URL',
-};
+/** Diagnostics keys with a label of their own in `pages:status.testbed.labels`; others are shown by their name. */
+const LABELLED_KEYS = ['lmsUrl', 'launchPageUrl', 'ltiIssuer', 'ltiClientId', 'deploymentIds', 'databaseMode', 'configEncryptionEnabled', 'baseUrl'] as const;
+
+function labelOf(key: string): string {
+  const labelled = LABELLED_KEYS.find((known) => known === key);
+  return labelled === undefined ? humanize(key) : i18next.t(`pages:status.testbed.labels.${labelled}`);
+}
 
 function ServiceStatus({ data }: { data: Data }) {
+  const { t } = useTranslation(['pages', 'common']);
   // The page is rendered by the running service, so no status means it is up.
   const status = data.status ?? 'UP';
   const healthy = status.toUpperCase() === 'UP';
 
   return (
     <Page
-      title={data.serviceName ?? SERVICE_NAME}
+      title={data.serviceName ?? t('common:serviceName')}
       headingAside={
-        <Pill color={healthy ? 'success' : 'warning'} statusLabel="Status">
-          {healthy ? 'Running' : status}
+        <Pill color={healthy ? 'success' : 'warning'} statusLabel={t('status.statusLabel')}>
+          {healthy ? t('status.running') : status}
         </Pill>
       }
     >
       <View as="div" display="block" margin="0 0 medium">
-        <Text as="p">
-          This service lets instructors require that chosen quizzes in the LMS are taken in a secure exam browser.
-          Students who open such a quiz download a one-time configuration that starts the exam browser, and only the
-          exam browser receives the quiz&apos;s access code.
-        </Text>
-        <Text as="p">
-          There is nothing to do on this page: open the tool from the navigation of your course or account in the LMS.
-        </Text>
+        <Text as="p">{t('status.about')}</Text>
+        <Text as="p">{t('status.nothingToDo')}</Text>
         {data.version !== undefined && (
           <Text as="p" size="small" color="secondary">
-            Version {data.version}
+            {t('status.version', { version: data.version })}
           </Text>
         )}
-        <Link href="/setup">Setup information for LMS administrators</Link>
+        <Link href="/setup">{t('status.setupLink')}</Link>
       </View>
       {data.testbed !== undefined && <TestbedDiagnostics testbed={data.testbed} />}
     </Page>
@@ -73,26 +67,27 @@ function ServiceStatus({ data }: { data: Data }) {
 }
 
 function TestbedDiagnostics({ testbed }: { testbed: Testbed }) {
+  const { t } = useTranslation(['pages', 'common']);
   const items: DefinitionItem[] = Object.entries(testbed)
     .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => ({ key, term: TESTBED_LABELS[key] ?? humanize(key), description: formatValue(key, value) }));
+    .map(([key, value]) => ({ key, term: labelOf(key), description: formatValue(key, value) }));
 
   return (
     <View as="section" display="block" aria-labelledby="testbed-heading" margin="large 0 0">
       <Heading level="h2" id="testbed-heading" margin="0 0 small">
-        Testbed diagnostics
+        {t('status.testbed.heading')}
       </Heading>
-      <Alert variant="warning" variantScreenReaderLabel="Warning," hasShadow={false} margin="0 0 medium">
-        The testbed is enabled. It shows configuration details publicly and must be turned off in production.
+      <Alert variant="warning" variantScreenReaderLabel={t('common:variant.warning')} hasShadow={false} margin="0 0 medium">
+        {t('status.testbed.warning')}
       </Alert>
       {items.length > 0 ? (
-        <DefinitionList items={items} label="Testbed configuration" />
+        <DefinitionList items={items} label={t('status.testbed.listLabel')} />
       ) : (
-        <Text as="p">No diagnostics were provided.</Text>
+        <Text as="p">{t('status.testbed.empty')}</Text>
       )}
       {testbed.launchPageUrl !== undefined && (
         <View as="div" display="block" margin="medium 0 0">
-          <Link href={testbed.launchPageUrl}>Open the testbed launch page</Link>
+          <Link href={testbed.launchPageUrl}>{t('status.testbed.openLaunchPage')}</Link>
         </View>
       )}
     </View>
@@ -102,14 +97,14 @@ function TestbedDiagnostics({ testbed }: { testbed: Testbed }) {
 function formatValue(key: string, value: unknown): ReactNode {
   if (value === null) return '—';
   if (typeof value === 'boolean') {
-    if (/enabled$/i.test(key)) return value ? 'Enabled' : 'Disabled';
-    return value ? 'Yes' : 'No';
+    if (/enabled$/i.test(key)) return i18next.t(value ? 'pages:status.testbed.enabled' : 'pages:status.testbed.disabled');
+    return i18next.t(value ? 'pages:status.testbed.yes' : 'pages:status.testbed.no');
   }
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') {
     return <span className="exb-inline-code">{String(value)}</span>;
   }
   if (Array.isArray(value)) {
-    if (value.length === 0) return 'None';
+    if (value.length === 0) return i18next.t('pages:status.testbed.none');
     return value.map((entry, index) => (
       <span key={index}>
         {index > 0 && ', '}
