@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Frame } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '../../server/src/config/dev-secrets.js';
 import { openDatabase, type Database } from '../../server/src/db/orm.js';
@@ -16,6 +16,7 @@ import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/su
 import { localhostTlsCertificate } from '../src/support/tls-certificate.js';
 import {
   approveLmsAuthorization,
+  callInFrame,
   launchIntoToolFrame,
   PAGE_TIMEOUT_MS,
   waitForView,
@@ -93,22 +94,6 @@ describe.runIf(browserAvailable())('the tool on http://localhost inside an HTTPS
     // The first download of a student without an LMS sign-in is refused on purpose: it asks to connect first.
     watchServiceProblems(page, dev.serviceUrl, problems, (url, status) => status === 403 && url.startsWith(`${dev.serviceUrl}/api/exb/config-grant/`));
     return { context, page };
-  }
-
-  /** A same-origin JSON request in the tool frame, as the tool's own pages send them. */
-  function callInFrame(frame: Frame, method: 'POST' | 'PUT', url: string, body: unknown = {}) {
-    return frame.evaluate(
-      async ({ method, url, body }) => {
-        const response = await fetch(url, {
-          method,
-          credentials: 'same-origin',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(body),
-        });
-        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-      },
-      { method, url, body },
-    );
   }
 
   it('an instructor launches, authorizes the LMS in the popup and enables the exam browser for a quiz', async () => {

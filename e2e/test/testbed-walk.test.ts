@@ -12,7 +12,7 @@ import { startDevelopment, type DevelopmentEnvironment } from '../src/dev.js';
 import { configKeyHashFor } from '../src/exb-simulator/index.js';
 import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
-import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView, watchServiceProblems } from '../src/support/tool-frame.js';
+import { approveLmsAuthorization, callInFrame, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView, watchServiceProblems } from '../src/support/tool-frame.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
 const DETECTOR_BUNDLE = fileURLToPath(new URL('../../detector/dist/lms-exb-detector.js', import.meta.url));
@@ -104,22 +104,6 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     await shoot(page, `${name}-narrow`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${name} fits a narrow window`).toBe(true);
     if (size) await page.setViewportSize(size);
-  }
-
-  /** A JSON change from inside the tool frame, with the frame's session, as the tool's own pages send it. */
-  function callInFrame(frame: Frame, method: 'POST' | 'PUT', url: string, body: unknown = {}) {
-    return frame.evaluate(
-      async ({ method, url, body }) => {
-        const response = await fetch(url, {
-          method,
-          credentials: 'same-origin',
-          headers: { 'content-type': 'application/json', accept: 'application/json' },
-          body: JSON.stringify(body),
-        });
-        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-      },
-      { method, url, body },
-    );
   }
 
   /** Approves the LMS authorization in `popup` and waits until the popup has closed itself. */

@@ -75,3 +75,19 @@ export function watchServiceProblems(
     }
   });
 }
+
+/** JSON from a same-origin request in the tool frame, carrying the frame's session as the tool's own pages do. */
+export function callInFrame(frame: Frame, method: 'POST' | 'PUT', url: string, body: unknown = {}) {
+  return frame.evaluate(
+    async ({ method, url, body }) => {
+      const response = await fetch(url, {
+        method,
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    },
+    { method, url, body },
+  );
+}
