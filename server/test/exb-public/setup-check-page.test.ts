@@ -32,6 +32,7 @@ describe('setup-check page, proof and quit page', () => {
         configUrl: `${SERVICE}/exb/check/config.exb`,
         launchUrl: 'exbs://tool.example.test/exb/check/config.exb',
         quitUrl: `${SERVICE}/exb/check/quit`,
+        locale: 'en',
       });
     });
   });
