@@ -6,6 +6,7 @@
  */
 import type { DetectorConfig } from '@exb/shared/detector-config-rules.js';
 import { classicQuizPath, matchLmsPage, newQuizAssignmentPath, type LmsPage } from '@exb/shared/lms-paths.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { fillAndSubmit, findAccessCodePrompt, type FormOperations } from './access-code-prompt.js';
 import { mayAutoSubmit, recordAutoSubmit } from './auto-submit-guard.js';
 import { hasClassicQuizResult, isNewQuizSubmitted } from './completion.js';
@@ -133,7 +134,7 @@ async function prove(
 }
 
 function isConfigurationRejected(proof: ProofOutcome): boolean {
-  return !proof.ok && proof.status === 403 && proof.errorCode === 'INVALID_EXB_CONFIG_PROOF';
+  return !proof.ok && proof.status === 403 && proof.errorCode === ErrorCodes.INVALID_EXB_CONFIG_PROOF;
 }
 
 /**

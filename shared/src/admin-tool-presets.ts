@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isLmsId } from './content-id.js';
 import { normalizeExternalTool, type ExternalToolConfig, type PolicyPath } from './exb-policy/index.js';
+import { ErrorCodes } from './error-codes.js';
 
 /**
  * School tool presets (Document 2, "Preset" and Limits): what an administrator submits, checked by the same rules the
@@ -31,7 +32,7 @@ export interface PresetDefinition {
 }
 
 export interface PresetRefusal {
-  readonly errorCode: 'INVALID_ADMIN_TOOL_PRESET';
+  readonly errorCode: typeof ErrorCodes.INVALID_ADMIN_TOOL_PRESET;
   readonly message: string;
   /** Where in the submitted body: `['name']`, `['tool', 'resourceRules', 0, 'value']`, ... */
   readonly path: PolicyPath;
@@ -39,7 +40,7 @@ export interface PresetRefusal {
 
 export type PresetResult = { readonly ok: true; readonly value: PresetDefinition } | { readonly ok: false; readonly error: PresetRefusal };
 
-const refuse = (message: string, path: PolicyPath): PresetResult => ({ ok: false, error: { errorCode: 'INVALID_ADMIN_TOOL_PRESET', message, path } });
+const refuse = (message: string, path: PolicyPath): PresetResult => ({ ok: false, error: { errorCode: ErrorCodes.INVALID_ADMIN_TOOL_PRESET, message, path } });
 
 /** Visible text in canonical form: NFC, trimmed, no control or text-direction characters. */
 function text(value: unknown, max: number, name: string, path: PolicyPath): { ok: true; value: string } | { ok: false; result: PresetResult } {

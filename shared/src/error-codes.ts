@@ -1,7 +1,7 @@
 /**
  * Every `error_code` the service answers with, and the HTTP status it answers with. The contract's error tables
  * (Documents 1 to 3) in one place: the server's refusals take their code, and `DomainError` its status, from here; the
- * client and the detector compare the codes they read against `ErrorCode`.
+ * client and the detector compare the codes they read against `ErrorCodes`.
  *
  * A `null` status marks a code that is only ever reported per item inside a successful answer (a connect result, a copy
  * result, a preset assignment's failure), never as the status of an answer of its own.
@@ -9,8 +9,13 @@
  * A few codes are also answered with another status on one route, as the contract asks; the comment beside the code
  * names it. Everything else answers with the status given here.
  *
- * Kept elsewhere, each as one typed list of its own:
- * - the LTI login and launch refusals shown on the error page: `LTI_ERROR_CODES` in `server/src/lti/errors.ts`;
+ * Code outside this file names a code through `ErrorCodes` (`ErrorCodes.COURSE_MISMATCH`), never as a string of its
+ * own, so each code is written once, here (`shared/test/error-code-literals.test.ts` keeps it so).
+ *
+ * Kept elsewhere, each as one typed list of its own, because the contract does not name them:
+ * - the LTI login and launch refusals shown on the error page: `LTI_ERROR_CODES` in `server/src/lti/errors.ts` (the
+ *   two the contract names, `LmsLtiConfigurationError` and `RATE_LIMITED`, are here and that list takes them from
+ *   here);
  * - the OAuth callback's failure names (the `oauth-error` view, not an `error_code`): `CallbackFailure` in
  *   `server/src/oauth/callback.ts`.
  */
@@ -117,10 +122,22 @@ export const ERROR_STATUS = {
   INVALID_EXB_CONFIG_PROOF: 403,
   INVALID_EXB_PROOF_TOKEN: 403,
   INVALID_EXB_SETUP_CHECK_PROOF: 403,
+
+  // LTI launches (Document 1), shown as the code of the launch error page rather than as an `error_code`
+  /** The LMS left a signed substitution the registration asks for unexpanded: the registration is out of date. */
+  LmsLtiConfigurationError: 400,
 } as const satisfies Record<string, number | null>;
 
 /** A code the service answers with. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * Every code by its own name, `ErrorCodes.COURSE_MISMATCH === 'COURSE_MISMATCH'`, built from `ERROR_STATUS` so that a code
+ * is written once. The way code outside this file writes a code.
+ */
+export const ErrorCodes = Object.freeze(Object.fromEntries(Object.keys(ERROR_STATUS).map((code) => [code, code]))) as {
+  readonly [C in ErrorCode]: C;
+};
 
 /** A code that is the status of an answer of its own (not only reported per item). */
 export type AnswerErrorCode = { [C in ErrorCode]: (typeof ERROR_STATUS)[C] extends number ? C : never }[ErrorCode];
@@ -132,5 +149,5 @@ export function errorStatus<C extends AnswerErrorCode>(code: C): (typeof ERROR_S
 
 /** Whether `value` is a code of this catalogue (for codes read back from storage or from an answer). */
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, value);
 }

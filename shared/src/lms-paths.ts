@@ -57,36 +57,36 @@ function pathSegments(pathname: string): string[] | null {
   return segments;
 }
 
-export function matchClassicQuizTakePath(pathname: string): ClassicQuizTakePage | null {
+/**
+ * The ids of `/courses/:courseId/{collection}/:itemId`, followed by `tail` when one is given, when both are LMS ids;
+ * else `null`.
+ */
+function courseItemIds(pathname: string, collection: string, tail?: string): { courseId: string; itemId: string } | null {
   const s = pathSegments(pathname);
-  if (s === null || s.length !== 5) return null;
-  const [courses, courseId, quizzes, quizId, take] = s;
-  if (courses !== 'courses' || quizzes !== 'quizzes' || take !== 'take') return null;
-  if (!isLmsId(courseId) || !isLmsId(quizId)) return null;
-  return { kind: 'classic-take', courseId, quizId, contentId: classicQuizContentId(quizId) };
+  if (s === null || s.length !== (tail === undefined ? 4 : 5)) return null;
+  const [courses, courseId, items, itemId, last] = s;
+  if (courses !== 'courses' || items !== collection || last !== tail) return null;
+  if (!isLmsId(courseId) || !isLmsId(itemId)) return null;
+  return { courseId, itemId };
+}
+
+export function matchClassicQuizTakePath(pathname: string): ClassicQuizTakePage | null {
+  const ids = courseItemIds(pathname, 'quizzes', 'take');
+  if (ids === null) return null;
+  return { kind: 'classic-take', courseId: ids.courseId, quizId: ids.itemId, contentId: classicQuizContentId(ids.itemId) };
 }
 
 export function matchClassicQuizResultPath(pathname: string): ClassicQuizResultPage | null {
-  const s = pathSegments(pathname);
-  if (s === null || s.length !== 4) return null;
-  const [courses, courseId, quizzes, quizId] = s;
-  if (courses !== 'courses' || quizzes !== 'quizzes') return null;
-  if (!isLmsId(courseId) || !isLmsId(quizId)) return null;
-  return { kind: 'classic-result', courseId, quizId, contentId: classicQuizContentId(quizId) };
+  const ids = courseItemIds(pathname, 'quizzes');
+  if (ids === null) return null;
+  return { kind: 'classic-result', courseId: ids.courseId, quizId: ids.itemId, contentId: classicQuizContentId(ids.itemId) };
 }
 
 export function matchNewQuizAssignmentPath(pathname: string): NewQuizAssignmentPage | null {
-  const s = pathSegments(pathname);
-  if (s === null || s.length !== 4) return null;
-  const [courses, courseId, assignments, assignmentId] = s;
-  if (courses !== 'courses' || assignments !== 'assignments') return null;
-  if (!isLmsId(courseId) || !isLmsId(assignmentId)) return null;
-  return {
-    kind: 'newquiz-assignment',
-    courseId,
-    assignmentId,
-    contentId: newQuizContentId(courseId, assignmentId),
-  };
+  const ids = courseItemIds(pathname, 'assignments');
+  if (ids === null) return null;
+  const { courseId, itemId: assignmentId } = ids;
+  return { kind: 'newquiz-assignment', courseId, assignmentId, contentId: newQuizContentId(courseId, assignmentId) };
 }
 
 /** True for `/courses/:courseId/assignments/:assignmentId/{build,settings,moderate,reports,exports}[/...]`. */

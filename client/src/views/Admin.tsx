@@ -1,5 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
 import { createApiClient, createQueryClient, TRPCProvider } from '../lib/trpc';
@@ -28,6 +29,7 @@ type Data = z.output<typeof schema>;
  * its chunk).
  */
 function Admin({ data }: { data: Data }) {
+  const { t } = useTranslation('admin');
   useReloadUrl(data.reloadUrl);
   const [authorization] = useState(createAuthorizationStore);
   const [queryClient] = useState(() => createQueryClient({ onError: authorization.report }));
@@ -42,7 +44,7 @@ function Admin({ data }: { data: Data }) {
     <QueryClientProvider client={queryClient}>
       <TRPCProvider trpcClient={apiClient} queryClient={queryClient}>
         <AdminApp
-          accountName={data.accountName ?? `Account ${data.accountId}`}
+          accountName={data.accountName ?? t('app.accountFallback', { id: data.accountId })}
           userName={data.userName}
           lmsReturnUrl={data.lmsReturnUrl}
           authorizeUrl={data.authorizeUrl}

@@ -1,5 +1,6 @@
 import { Alert, Button, Heading, Link, List, Pill, Spinner, Text, View } from '@instructure/ui';
 import { useCallback, useEffect, useState } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { Page } from '../components/Page';
 import { defineView } from '../lib/define-view';
 import { localPath } from '../lib/launch';
@@ -23,7 +24,7 @@ const checksFields = z.object({ configKey: z.boolean(), expectedUrl: z.boolean()
 /** A pass answers 200; a failed check is the contract's 403, whose body still says which check failed. */
 const proofAnswerSchema = z.union([
   z.object({ success: z.literal(true), checks: checksFields }),
-  z.object({ success: z.literal(false), error_code: z.literal('INVALID_EXB_SETUP_CHECK_PROOF'), checks: checksFields }),
+  z.object({ success: z.literal(false), error_code: z.literal(ErrorCodes.INVALID_EXB_SETUP_CHECK_PROOF), checks: checksFields }),
 ]);
 
 type Checks = z.output<typeof checksFields>;

@@ -1,4 +1,5 @@
-import { isDomainError } from '../domain/errors.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { isDomainError } from '../domain-error.js';
 import type { Principal } from '../identity/principal.js';
 import { auditActor, type AuditEntryInput, type AuditLog, type AuditOutcome } from './audit-log.js';
 
@@ -22,10 +23,26 @@ export interface AuditTarget {
   readonly contentId?: string | null;
 }
 
+/** How an attempt that threw is entered: its outcome and the code its details name (never the error's message). */
+export type FailureEntry = (error: unknown) => { readonly outcome: AuditOutcome; readonly errorCode: string };
+
+/** A domain refusal (4xx) is `refused`, anything else `failed`; the code is the contract's or the error's class name. */
+export const refusedOrFailed: FailureEntry = (error) => ({ outcome: outcomeOf(error), errorCode: errorCodeOf(error) });
+
+/**
+ * Every attempt that threw is `failed`, under the contract code the error carries or `INTERNAL_ERROR`: how protection
+ * repairs (re-apply, accept the LMS's code) are entered.
+ */
+export const failedWithCode: FailureEntry = (error) => {
+  const code = typeof error === 'object' && error !== null ? (error as { errorCode?: unknown }).errorCode : undefined;
+  return { outcome: 'failed', errorCode: typeof code === 'string' ? code : ErrorCodes.INTERNAL_ERROR };
+};
+
 /**
  * Runs one change to enforcement or its secrets and appends its entry: the outcome with the details `describe` gives,
- * or, when the change throws, `refused` (a domain refusal, 4xx) or `failed` with only the error's code. Every domain
- * service that changes enforcement goes through here, so instructor and administrator actions are recorded alike.
+ * or, when the change throws, the outcome and code `failure` gives (by default `refused` for a domain refusal, 4xx, or
+ * `failed`). Every domain service that changes enforcement goes through here, so instructor and administrator actions
+ * are recorded alike.
  */
 export async function audited<T>(
   audit: AuditLog,
@@ -33,13 +50,15 @@ export async function audited<T>(
   target: AuditTarget,
   work: () => Promise<T>,
   describe: (result: T) => AuditDetails = () => ({}),
+  failure: FailureEntry = refusedOrFailed,
 ): Promise<T> {
   let result: T;
   try {
     result = await work();
   } catch (error) {
+    const { outcome, errorCode } = failure(error);
     // The attempt's failure is what the caller must see; a trail write failing on top of it must not replace it.
-    await audit.record(auditEntry(by, target, outcomeOf(error), { errorCode: errorCodeOf(error) })).catch(() => undefined);
+    await audit.record(auditEntry(by, target, outcome, { errorCode })).catch(() => undefined);
     throw error;
   }
   await audit.record(auditEntry(by, target, 'success', describe(result)));

@@ -1,3 +1,4 @@
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import {
   LmsAuthorizationRequiredError,
@@ -7,7 +8,7 @@ import {
   LmsRateLimitedError,
   LmsTimeoutError,
 } from '../lms/errors.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../domain-error.js';
 import { assessmentBusyError } from './locks.js';
 import { SettingsConflictError } from './settings/settings-repository.js';
 
@@ -34,7 +35,7 @@ export function domainErrorFrom(error: unknown, options: KnownErrorOptions = {})
   if (error instanceof SettingsConflictError) return assessmentBusyError();
   if (isDatabaseUnavailable(error)) {
     const message = 'The service cannot reach its database at the moment. Try again in a few seconds.';
-    return new DomainError('SERVICE_UNAVAILABLE', message, { cause: error });
+    return new DomainError(ErrorCodes.SERVICE_UNAVAILABLE, message, { cause: error });
   }
   if (!(error instanceof LmsError)) return null;
   if (error instanceof LmsAuthorizationRequiredError) {
@@ -43,23 +44,23 @@ export function domainErrorFrom(error: unknown, options: KnownErrorOptions = {})
         ? 'Connect your LMS account, so the LMS can confirm who you are before the tool acts for you.'
         : 'The LMS authorization has expired or was revoked. Authorize the tool again to continue.';
     if (options.reauthorizeUrl !== undefined) {
-      return new DomainError('LMS_AUTHORIZATION_REQUIRED', message, { requiresAuth: true, authUrl: options.reauthorizeUrl, cause: error });
+      return new DomainError(ErrorCodes.LMS_AUTHORIZATION_REQUIRED, message, { requiresAuth: true, authUrl: options.reauthorizeUrl, cause: error });
     }
     return options.authorizeUrl === undefined
-      ? new DomainError('LMS_AUTHORIZATION_REQUIRED', message, { cause: error })
-      : new DomainError('LMS_AUTHORIZATION_REQUIRED', message, { authUrl: options.authorizeUrl, cause: error });
+      ? new DomainError(ErrorCodes.LMS_AUTHORIZATION_REQUIRED, message, { cause: error })
+      : new DomainError(ErrorCodes.LMS_AUTHORIZATION_REQUIRED, message, { authUrl: options.authorizeUrl, cause: error });
   }
   if (error instanceof LmsPermissionDeniedError) {
-    return new DomainError('LMS_PERMISSION_DENIED', 'The LMS did not allow this change with your account.', { cause: error });
+    return new DomainError(ErrorCodes.LMS_PERMISSION_DENIED, 'The LMS did not allow this change with your account.', { cause: error });
   }
   if (error instanceof LmsNotFoundError) {
-    return new DomainError('LMS_NOT_FOUND', 'The LMS no longer has this item. Refresh the assessment list.', { cause: error });
+    return new DomainError(ErrorCodes.LMS_NOT_FOUND, 'The LMS no longer has this item. Refresh the assessment list.', { cause: error });
   }
   if (error instanceof LmsRateLimitedError) {
-    return new DomainError('LMS_RATE_LIMITED', 'The LMS is busy. Try again in a moment.', { cause: error });
+    return new DomainError(ErrorCodes.LMS_RATE_LIMITED, 'The LMS is busy. Try again in a moment.', { cause: error });
   }
   if (error instanceof LmsTimeoutError) {
-    return new DomainError('LMS_TIMEOUT', 'The LMS did not answer in time. Nothing was changed here; try again.', { cause: error });
+    return new DomainError(ErrorCodes.LMS_TIMEOUT, 'The LMS did not answer in time. Nothing was changed here; try again.', { cause: error });
   }
   return new DomainError(error.code, 'The LMS could not complete the request. Try again in a moment.', { cause: error });
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { isLeaseHeld, releaseLease, tryAcquireLease } from '../db/leases.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../domain-error.js';
 
 /**
  * The management locks, as rows of the `lease` table so every instance sees them:
@@ -28,17 +29,17 @@ export const lockNames = {
 } as const;
 
 export function assessmentBusyError(): DomainError {
-  return new DomainError('ASSESSMENT_OPERATION_IN_PROGRESS',
+  return new DomainError(ErrorCodes.ASSESSMENT_OPERATION_IN_PROGRESS,
     'Another change to this assessment is in progress. Try again in a moment.',
   );
 }
 
 export function courseUpdateInProgressError(): DomainError {
-  return new DomainError('COURSE_UPDATE_IN_PROGRESS', 'Another change to this course is in progress. Try again in a moment.');
+  return new DomainError(ErrorCodes.COURSE_UPDATE_IN_PROGRESS, 'Another change to this course is in progress. Try again in a moment.');
 }
 
 export function courseResetInProgressError(): DomainError {
-  return new DomainError('COURSE_RESET_IN_PROGRESS', 'This course is being reset. Try again when the reset has finished.');
+  return new DomainError(ErrorCodes.COURSE_RESET_IN_PROGRESS, 'This course is being reset. Try again when the reset has finished.');
 }
 
 export class ManagementLocks {

@@ -1,5 +1,5 @@
 import type { ExbPolicyError, PolicyPath, PolicyResult } from '@exb/shared/exb-policy.js';
-import { DomainError } from './errors.js';
+import { DomainError } from '../domain-error.js';
 
 /**
  * A policy validator's refusal: the contract's 400 with its own error code, plus where in the submitted input the

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppConfig } from '../config/app-config.js';
 import {
   DetectorBundlesMissingError,
@@ -70,7 +71,7 @@ export async function registerDetectorRoutes(
       return reply
         .code(429)
         .header('retry-after', String(admission.retryAfterSeconds))
-        .send(errorBody('RATE_LIMITED', 'Too many diagnostic events from this origin. Try again in a minute.'));
+        .send(errorBody(ErrorCodes.RATE_LIMITED, 'Too many diagnostic events from this origin. Try again in a minute.'));
     }
     request.log.info(
       traces.entry(admission.origin, request.body, {

@@ -1,15 +1,16 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { OutageLog } from '../db/outage-log.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { errorBody } from './error-body.js';
 import { sendNotFound, type NotFoundPage } from './not-found.js';
 import { isApiPath } from './page-request.js';
-import { OutageLog, sendServiceUnavailable } from './service-unavailable.js';
+import { sendServiceUnavailable } from './service-unavailable.js';
 
 const CLIENT_ERROR_CODES: Readonly<Record<number, ErrorCode>> = {
-  408: 'REQUEST_TIMEOUT',
-  413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
+  408: ErrorCodes.REQUEST_TIMEOUT,
+  413: ErrorCodes.PAYLOAD_TOO_LARGE,
+  415: ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
 };
 
 export interface ErrorHandlerOptions {
@@ -30,7 +31,7 @@ export function registerErrorHandlers(app: FastifyInstance, options: ErrorHandle
   const outage = options.databaseOutage ?? new OutageLog(app.log);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
-      return reply.code(400).send(errorBody('INVALID_REQUEST', `Invalid request: ${error.message}`));
+      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, `Invalid request: ${error.message}`));
     }
     if (isDatabaseUnavailable(error)) {
       outage.refused(error);
@@ -39,13 +40,13 @@ export function registerErrorHandlers(app: FastifyInstance, options: ErrorHandle
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       // Fastify's own client errors (body too large, bad content type, malformed JSON) carry safe messages.
-      const code = CLIENT_ERROR_CODES[status] ?? 'INVALID_REQUEST';
+      const code = CLIENT_ERROR_CODES[status] ?? ErrorCodes.INVALID_REQUEST;
       // The rest of a body that timed out may never come: the connection cannot carry another request.
       if (status === 408) reply.header('connection', 'close');
       return reply.code(status).send(errorBody(code, error.message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send(errorBody('INTERNAL_ERROR', 'The service could not complete the request.'));
+    return reply.code(500).send(errorBody(ErrorCodes.INTERNAL_ERROR, 'The service could not complete the request.'));
   });
 
   app.setNotFoundHandler((request, reply) => sendNotFound(request, reply, options.notFoundPage));
@@ -66,7 +67,7 @@ export function frameworkErrorHandler(notFoundPage?: NotFoundPage) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendNotFound(request, reply, notFoundPage);
     const message = 'Invalid request: the path is not a valid URL.';
-    if (isApiPath(request.url)) return reply.code(400).send(errorBody('INVALID_REQUEST', message));
+    if (isApiPath(request.url)) return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, message));
     return reply.code(400).type('text/plain; charset=utf-8').send(message);
   };
 }

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
@@ -6,15 +6,7 @@ import type { AppContext } from '../context.js';
 import type { DownloadFailure, HandoffPurpose, MintOutcome } from '../domain/exam-browser/config-grants.js';
 import { type ActionTokenCheck } from '../security/action-token.js';
 import { errorBody } from './error-body.js';
-import {
-  assessmentParams,
-  coursePrincipal,
-  sendNoSetting,
-  sendPrincipalRequired,
-  sendRateLimited,
-  sensitiveResponse,
-  STUDENT_SESSION_AUTHORIZE_PATH,
-} from './exb-student-http.js';
+import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
 import { sameOriginMutation } from './mutation-guard.js';
 
 export const CONFIG_GRANT_PATH = '/api/exb/config-grant/:courseId/:contentId';
@@ -34,28 +26,28 @@ const grantBodySchema = z.object({
 const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: ErrorCode; message: string }> = {
   'grant-invalid': {
     status: 403,
-    code: 'EXB_CONFIG_GRANT_INVALID',
+    code: ErrorCodes.EXB_CONFIG_GRANT_INVALID,
     message:
       'This download link is missing, expired or already used, or the quiz settings changed since it was made. Download the configuration again from the quiz.',
   },
   'certificate-unavailable': {
     status: 400,
-    code: 'EXB_CERTIFICATE_UNAVAILABLE',
+    code: ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
     message: 'The exam browser configuration cannot be encrypted right now. Tell your instructor or LMS administrator.',
   },
   'policy-unwritable': {
     status: 400,
-    code: 'EXB_CONFIG_UNAVAILABLE',
+    code: ErrorCodes.EXB_CONFIG_UNAVAILABLE,
     message: 'The exam browser configuration for this quiz could not be built. Tell your instructor.',
   },
   'lms-session-authorization-required': {
     status: 400,
-    code: 'LMS_SESSION_AUTHORIZATION_REQUIRED',
+    code: ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED,
     message: 'The tool may no longer sign you into the LMS. Open the quiz from the LMS again and connect your LMS account.',
   },
   'lms-session-unavailable': {
     status: 400,
-    code: 'LMS_SESSION_UNAVAILABLE',
+    code: ErrorCodes.LMS_SESSION_UNAVAILABLE,
     message: 'The LMS did not provide a sign-in for the exam browser. Try again in a moment.',
   },
 };
@@ -72,7 +64,7 @@ function sendMintRefusal(request: FastifyRequest, reply: FastifyReply, reason: M
     case 'course-unproven':
       return reply.code(403).send({
         ...errorBody(
-          'LMS_COURSE_UNVERIFIED',
+          ErrorCodes.LMS_COURSE_UNVERIFIED,
           'This course is not connected to the exam tool yet. Your teacher connects it by opening the tool in the course and connecting their LMS account; you can also connect yours.',
         ),
         authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
@@ -83,7 +75,7 @@ function sendMintRefusal(request: FastifyRequest, reply: FastifyReply, reason: M
       return sendNoSetting(reply, 'The exam browser configuration cannot be provided right now. Tell your LMS administrator.');
     case 'session-authorization-required':
       return reply.code(403).send({
-        ...errorBody('LMS_SESSION_AUTHORIZATION_REQUIRED', 'Connect your LMS account first, so the exam browser can sign you in to the quiz.'),
+        ...errorBody(ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED, 'Connect your LMS account first, so the exam browser can sign you in to the quiz.'),
         authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
       });
   }
@@ -94,7 +86,7 @@ function sendActionTokenRefusal(reply: FastifyReply, reason: Exclude<ActionToken
     reason === 'expired'
       ? 'This page has been open too long. Reload it, then download the configuration again.'
       : 'The request did not come from this session’s quiz page. Reload the page, then try again.';
-  return reply.code(403).send(errorBody('INVALID_ACTION_TOKEN', message));
+  return reply.code(403).send(errorBody(ErrorCodes.INVALID_ACTION_TOKEN, message));
 }
 
 /** Document 3: `POST /api/exb/config-grant/...` and `GET`/`HEAD /exb/config/:courseId/:contentId.exb`. */
@@ -107,7 +99,7 @@ export async function registerExbConfigRoutes(app: FastifyInstance, ctx: AppCont
     const access = coursePrincipal(request, request.params.courseId);
     if (access === null) return sendPrincipalRequired(reply);
     const body = grantBodySchema.safeParse(request.body ?? {});
-    if (!body.success) return reply.code(400).send(errorBody('INVALID_REQUEST', 'Invalid request: expected a JSON object body'));
+    if (!body.success) return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Invalid request: expected a JSON object body'));
     const token = actionTokens.verify(body.data.actionToken, access.session, 'config-grant');
     if (!token.ok) return sendActionTokenRefusal(reply, token.reason);
     const params = assessmentParams(request.params.courseId, request.params.contentId);

@@ -5,7 +5,7 @@ import { translator, type Translate } from '../i18n/translator.js';
 import { lmsCourseUrl } from '../lms/pages.js';
 import { requestLocale } from '../security/session.js';
 import { assessmentParams, exbPage } from './exb-student-http.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 
 type ExitRoute = { Params: { courseId: string; quizId: string } };
 type GrantRoute = { Params: { courseId: string; quizId: string; grant: string } };

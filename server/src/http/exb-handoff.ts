@@ -7,7 +7,7 @@ import { lmsCourseUrl } from '../lms/pages.js';
 import { requestLocale } from '../security/session.js';
 import { exbPage, sensitiveResponse } from './exb-student-http.js';
 import { launchHandoffPage } from './launch-handoff-page.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 
 export const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
 

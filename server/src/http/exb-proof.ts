@@ -1,18 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { matchAssessmentPage } from '@exb/shared/lms-paths.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
 import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../domain/exam-browser/proof-redemption.js';
 import { errorBody } from './error-body.js';
-import {
-  assessmentParams,
-  coursePrincipal,
-  sendNoSetting,
-  sendPrincipalRequired,
-  sendRateLimited,
-  sensitiveResponse,
-  withoutFragment,
-} from './exb-student-http.js';
+import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, withoutFragment } from './exb-student-http.js';
 import { allowLmsOrigin } from './lms-cors.js';
 
 /**
@@ -70,10 +63,10 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     const configKeyHash = body.configKeyHash ?? (typeof headerHash === 'string' ? headerHash : undefined);
     const { url } = body;
     if (typeof configKeyHash !== 'string' || configKeyHash.length === 0 || configKeyHash.length > MAX_HASH_LENGTH) {
-      return reply.code(400).send(errorBody('INVALID_REQUEST', 'Invalid request: configKeyHash (body or x-exb-configkeyhash) is required'));
+      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Invalid request: configKeyHash (body or x-exb-configkeyhash) is required'));
     }
     if (typeof url !== 'string' || url.length === 0 || url.length > MAX_URL_LENGTH) {
-      return reply.code(400).send(errorBody('INVALID_REQUEST', 'Invalid request: url is required'));
+      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Invalid request: url is required'));
     }
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
@@ -86,12 +79,12 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
       !CONFIG_KEY_HASH.test(configKeyHash) ||
       !matchAssessmentPage(page, { lmsOrigin: config.lmsUrl, courseId: params.courseId, contentId: params.contentId, allowHttpLoopback })
     ) {
-      return reply.code(403).send(errorBody('INVALID_EXB_CONFIG_PROOF', INVALID_PROOF_MESSAGE));
+      return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE));
     }
     const outcome = await proofs.prove(params.courseId, params.contentId, configKeyHash, page);
     if (outcome.ok) return reply.send({ success: true, proofToken: outcome.proofToken, expiresInSeconds: PROOF_TOKEN_TTL_SECONDS });
     if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
-    return reply.code(403).send(errorBody('INVALID_EXB_CONFIG_PROOF', INVALID_PROOF_MESSAGE));
+    return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE));
   });
 
   app.post<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
@@ -99,7 +92,7 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
     const proofToken = request.headers[PROOF_TOKEN_HEADER];
     if (!isBase64UrlToken(proofToken)) {
-      return reply.code(403).send(errorBody('INVALID_EXB_PROOF_TOKEN', 'A valid x-exb-proof-token header is required.'));
+      return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'A valid x-exb-proof-token header is required.'));
     }
     if (!(await admission.redemption(request.ip)).allowed) {
       return sendRateLimited(reply, 'Too many access-code requests from this network. Try again in a minute.');
@@ -117,11 +110,11 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
     return reply
       .code(403)
-      .send(errorBody('INVALID_EXB_PROOF_TOKEN', 'The proof is unknown, expired or already used, or the quiz settings changed. Prove again.'));
+      .send(errorBody(ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'The proof is unknown, expired or already used, or the quiz settings changed. Prove again.'));
   });
 
   app.get<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (_request, reply) =>
-    reply.code(405).header('allow', 'POST').send(errorBody('METHOD_NOT_ALLOWED', 'Use POST with the x-exb-proof-token header.')),
+    reply.code(405).header('allow', 'POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use POST with the x-exb-proof-token header.')),
   );
 
   app.get<AssessmentRoute>(TOOLS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {

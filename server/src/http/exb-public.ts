@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import { z } from 'zod';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
 import {
   SETUP_CHECK_CONFIG_PATH,
@@ -16,7 +17,7 @@ import { translator } from '../i18n/translator.js';
 import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../security/admission-budget.js';
 import { requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
-import { escapeHtml, htmlSecurityHeaders } from './shell.js';
+import { escapeHtml, htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 /**
@@ -92,7 +93,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
         .header('cache-control', 'no-store')
         .send(
           errorBody(
-            'EXB_CERTIFICATE_UNAVAILABLE',
+            ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
             'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
           ),
         );
@@ -128,12 +129,12 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     const body = checkProofBodySchema.safeParse(request.body);
     if (!body.success) {
       const problems = body.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
-      return reply.code(400).send(errorBody('INVALID_REQUEST', `Invalid request: ${problems.join('; ')}`));
+      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, `Invalid request: ${problems.join('; ')}`));
     }
     const checks = setupCheck.check(body.data.configKeyHash, body.data.url);
     if (checks.configKey && checks.expectedUrl) return reply.send({ success: true, checks });
     // The refusal keeps both results, so the setup-check page can still say which check failed.
-    return reply.code(403).send({ ...errorBody('INVALID_EXB_SETUP_CHECK_PROOF', SETUP_CHECK_REFUSED_MESSAGE), checks });
+    return reply.code(403).send({ ...errorBody(ErrorCodes.INVALID_EXB_SETUP_CHECK_PROOF, SETUP_CHECK_REFUSED_MESSAGE), checks });
   });
 
   app.get(SETUP_CHECK_QUIT_PATH, async (request, reply) => {
@@ -171,7 +172,7 @@ function rateLimited(reply: FastifyReply): FastifyReply {
   return reply
     .code(429)
     .headers({ 'retry-after': String(RATE_LIMIT_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' })
-    .send(errorBody('RATE_LIMITED', 'Too many downloads of the setup check. Try again in a minute.'));
+    .send(errorBody(ErrorCodes.RATE_LIMITED, 'Too many downloads of the setup check. Try again in a minute.'));
 }
 
 /**

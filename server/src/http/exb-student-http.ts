@@ -2,12 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { CoursePrincipal } from '../identity/principal.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
 import { readSession, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
-import { escapeHtml, scriptSafeJson } from './shell.js';
+import { escapeHtml, scriptSafeJson } from '../pages/shell.js';
 import { paragraphsMarkup, STATIC_PAGE_STYLE, staticPageStart } from './static-page.js';
 
 /** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
@@ -52,14 +53,14 @@ export function sendRateLimited(reply: FastifyReply, message: string): FastifyRe
     .code(429)
     .header('retry-after', String(RATE_LIMIT_RETRY_AFTER_SECONDS))
     .header('cache-control', reply.getHeader('cache-control') ?? 'no-store')
-    .send(errorBody('RATE_LIMITED', message));
+    .send(errorBody(ErrorCodes.RATE_LIMITED, message));
 }
 
 export function sendPrincipalRequired(reply: FastifyReply): FastifyReply {
   return reply
     .code(403)
     .header('cache-control', 'no-store')
-    .send(errorBody('LTI_PRINCIPAL_REQUIRED', 'Open this quiz from your course in the LMS; this session does not belong to it.'));
+    .send(errorBody(ErrorCodes.LTI_PRINCIPAL_REQUIRED, 'Open this quiz from your course in the LMS; this session does not belong to it.'));
 }
 
 /** The contract's 404 without an error code: no configuration or setting for the assessment. */

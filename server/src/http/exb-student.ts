@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLmsId, parseContentId } from '@exb/shared/content-id.js';
@@ -15,7 +15,7 @@ import {
   STUDENT_SESSION_AUTHORIZE_PATH,
 } from './exb-student-http.js';
 import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 
 export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
 export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';
@@ -34,9 +34,9 @@ interface Notice {
   readonly code: ErrorCode;
 }
 
-const CLASSIC_QUIZ_ONLY: Notice = { status: 403, words: 'classicQuizOnly', code: 'EXB_CLASSIC_QUIZ_ONLY' };
+const CLASSIC_QUIZ_ONLY: Notice = { status: 403, words: 'classicQuizOnly', code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY };
 
-const NOT_THIS_COURSE: Notice = { status: 403, words: 'notThisCourse', code: 'LTI_PRINCIPAL_REQUIRED' };
+const NOT_THIS_COURSE: Notice = { status: 403, words: 'notThisCourse', code: ErrorCodes.LTI_PRINCIPAL_REQUIRED };
 
 /** A notice worded on the server in the request's language; the view shows it as it arrives. */
 function sendNotice(reply: FastifyReply, ctx: AppContext, courseId: string, notice: Notice): FastifyReply {
@@ -64,7 +64,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
   const student = (request: Parameters<typeof readSession>[0], reply: FastifyReply) => {
     const session = readSession(request);
     if (session === null || session.principal.kind !== 'student') {
-      reply.code(403).send(errorBody('LTI_STUDENT_REQUIRED', 'Open the tool from your course in the LMS as a student.'));
+      reply.code(403).send(errorBody(ErrorCodes.LTI_STUDENT_REQUIRED, 'Open the tool from your course in the LMS as a student.'));
       return null;
     }
     return { session, principal: session.principal };
@@ -87,17 +87,17 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     switch (outcome.reason) {
       case 'authorization-required':
         return reply.code(403).send({
-          ...errorBody('LMS_SESSION_AUTHORIZATION_REQUIRED', 'Connect your LMS account so the exam browser can sign you in.'),
+          ...errorBody(ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED, 'Connect your LMS account so the exam browser can sign you in.'),
           authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
         });
       case 'lms-failed':
         return reply
           .code(502)
-          .send(errorBody('LMS_SESSION_READINESS_FAILED', 'The LMS could not confirm the sign-in for the exam browser. Try again later.'));
+          .send(errorBody(ErrorCodes.LMS_SESSION_READINESS_FAILED, 'The LMS could not confirm the sign-in for the exam browser. Try again later.'));
       case 'unavailable':
         return reply
           .code(503)
-          .send(errorBody('LMS_SESSION_UNAVAILABLE', 'Signing the exam browser into the LMS is not set up for this tool.'));
+          .send(errorBody(ErrorCodes.LMS_SESSION_UNAVAILABLE, 'Signing the exam browser into the LMS is not set up for this tool.'));
     }
   });
 

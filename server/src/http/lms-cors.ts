@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { errorBody } from './error-body.js';
 
 /** Request headers the LMS scripts send besides the CORS-safelisted ones. */
@@ -101,7 +102,7 @@ function registerPreflight(app: FastifyInstance, registry: Registry, path: strin
       return reply
         .code(403)
         .header('cache-control', 'no-store')
-        .send(errorBody('CORS_NOT_ALLOWED', 'This origin, method or header may not call this route from a browser.'));
+        .send(errorBody(ErrorCodes.CORS_NOT_ALLOWED, 'This origin, method or header may not call this route from a browser.'));
     }
     grant(reply, registry, policy, request.headers.origin);
     return reply

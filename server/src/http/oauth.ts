@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import {
   AUTHORIZATION_STARTS,
@@ -18,7 +18,7 @@ import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js
 import { adoptSession, readSession, requestLocale, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 const CROSS_SITE_START_MESSAGE =
@@ -28,12 +28,12 @@ type StartRefusalKey = keyof Catalogue['launch']['oauth']['start'];
 
 /** The page's sentence for a refused start; the JSON body keeps the contract's English message. */
 const START_REFUSALS: Partial<Record<ErrorCode, StartRefusalKey>> = {
-  CROSS_SITE_AUTHORIZATION_START: 'crossSite',
-  LTI_PRINCIPAL_REQUIRED: 'principalRequired',
-  INVALID_REQUEST: 'invalidRequest',
-  OAUTH_USER_MISMATCH: 'otherUser',
-  OAUTH_COURSE_MISMATCH: 'otherCourse',
-  LMS_OAUTH_NOT_CONFIGURED: 'notConfigured',
+  [ErrorCodes.CROSS_SITE_AUTHORIZATION_START]: 'crossSite',
+  [ErrorCodes.LTI_PRINCIPAL_REQUIRED]: 'principalRequired',
+  [ErrorCodes.INVALID_REQUEST]: 'invalidRequest',
+  [ErrorCodes.OAUTH_USER_MISMATCH]: 'otherUser',
+  [ErrorCodes.OAUTH_COURSE_MISMATCH]: 'otherCourse',
+  [ErrorCodes.LMS_OAUTH_NOT_CONFIGURED]: 'notConfigured',
 };
 
 const ROLE_ONLY: Readonly<Record<StartEndpoint, StartRefusalKey>> = {
@@ -58,7 +58,7 @@ function sendRefusal(
   if (accept.includes('text/html')) {
     const locale = requestLocale(request);
     const t = translator(locale);
-    const key = code === 'OAUTH_ROLE_MISMATCH' ? ROLE_ONLY[endpoint] : (START_REFUSALS[code] ?? 'other');
+    const key = code === ErrorCodes.OAUTH_ROLE_MISMATCH ? ROLE_ONLY[endpoint] : (START_REFUSALS[code] ?? 'other');
     return reply
       .headers(htmlSecurityHeaders(ctx.config.lmsUrl))
       .type('text/html; charset=utf-8')
@@ -101,7 +101,12 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     const endpoint = START_ENDPOINTS[start];
     // The Fetch Metadata guard runs before anything else, so a cross-site page learns nothing about the session.
     if (!isSameOriginOrUnmarked(request)) {
-      return sendRefusal(ctx, request, reply, { status: 403, code: 'CROSS_SITE_AUTHORIZATION_START', message: CROSS_SITE_START_MESSAGE, endpoint });
+      return sendRefusal(ctx, request, reply, {
+        status: 403,
+        code: ErrorCodes.CROSS_SITE_AUTHORIZATION_START,
+        message: CROSS_SITE_START_MESSAGE,
+        endpoint,
+      });
     }
     const { [POPUP_TICKET_PARAM]: ticket, ...query } = (request.query ?? {}) as Record<string, unknown>;
     const session = await sessionForStart(request, start, ticket);

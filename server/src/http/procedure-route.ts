@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
 import { restErrorOf } from '../trpc/error-mapping.js';
 import { createCallerFactory } from '../trpc/init.js';
@@ -35,7 +36,7 @@ export function procedureRoute<T>(
       const refusal = restErrorOf(error);
       if (refusal !== null) return reply.code(refusal.status).send(refusal.body);
       request.log.error({ err: error }, failure);
-      return reply.code(500).send(errorBody('INTERNAL_ERROR', 'The service could not complete the request.'));
+      return reply.code(500).send(errorBody(ErrorCodes.INTERNAL_ERROR, 'The service could not complete the request.'));
     }
     reply.headers(procedureContext.responseHeaders);
     return respond(reply, result);

@@ -5,7 +5,7 @@ import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { buildRegistrationDocument } from '../domain/lti-registration.js';
 import { translator } from '../i18n/translator.js';
 import { requestLocale } from '../security/session.js';
-import { htmlSecurityHeaders } from './shell.js';
+import { htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
 const UP = { status: 'UP' } as const;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { DomainError } from '../domain/errors.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { DomainError } from '../domain-error.js';
 import type { CoursePrincipal, Principal } from './principal.js';
 import type { LmsApi } from '../lms/api.js';
 import type { LmsConnector } from '../lms/connector.js';
@@ -117,7 +118,7 @@ export class IdentityService {
     if (!(await this.userProven(principal))) throw new LmsAuthorizationRequiredError('identity', 'identity-unproven');
     const proof = await this.proveCourse(principal, this.lms.forPrincipal(principal));
     if (proof !== 'proven') {
-      throw new DomainError('COURSE_MISMATCH',
+      throw new DomainError(ErrorCodes.COURSE_MISMATCH,
         'The LMS does not confirm that this launch belongs to this course. Open the tool again from the course in the LMS.',
       );
     }
@@ -132,7 +133,7 @@ export class IdentityService {
     const confirmation = await this.confirmAdministrator(principal, this.lms.forPrincipal(principal));
     if (confirmation !== 'confirmed') {
       this.confirmedAdministrators.delete(key);
-      throw new DomainError('ADMIN_NOT_CONFIRMED', 'The LMS does not confirm you as an administrator of this root account.');
+      throw new DomainError(ErrorCodes.ADMIN_NOT_CONFIRMED, 'The LMS does not confirm you as an administrator of this root account.');
     }
     if (this.confirmedAdministrators.size >= PROVEN_CACHE_LIMIT) this.confirmedAdministrators.clear();
     this.confirmedAdministrators.set(key, this.now());

@@ -1,21 +1,19 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 
 /**
  * Domain errors of every LMS call. Messages name the operation and the outcome only: never a token, a code, a secret,
  * a query string or the LMS's response body, so an error can be logged or shown as it is.
  */
 /** The codes of the catalogue (`@exb/shared/error-codes.js`) an LMS call fails with. */
-export type LmsErrorCode = Extract<
-  ErrorCode,
-  | 'LMS_AUTHORIZATION_REQUIRED'
-  | 'LMS_PERMISSION_DENIED'
-  | 'LMS_NOT_FOUND'
-  | 'LMS_REQUEST_REJECTED'
-  | 'LMS_RATE_LIMITED'
-  | 'LMS_TIMEOUT'
-  | 'LMS_UNAVAILABLE'
-  | 'LMS_INVALID_RESPONSE'
->;
+export type LmsErrorCode =
+  | typeof ErrorCodes.LMS_AUTHORIZATION_REQUIRED
+  | typeof ErrorCodes.LMS_PERMISSION_DENIED
+  | typeof ErrorCodes.LMS_NOT_FOUND
+  | typeof ErrorCodes.LMS_REQUEST_REJECTED
+  | typeof ErrorCodes.LMS_RATE_LIMITED
+  | typeof ErrorCodes.LMS_TIMEOUT
+  | typeof ErrorCodes.LMS_UNAVAILABLE
+  | typeof ErrorCodes.LMS_INVALID_RESPONSE;
 
 export class LmsError extends Error {
   constructor(
@@ -54,52 +52,52 @@ export class LmsAuthorizationRequiredError extends LmsError {
     readonly reason: AuthorizationRequiredReason,
     status?: number,
   ) {
-    super('LMS_AUTHORIZATION_REQUIRED', operation, `authorization required (${reason})`, status);
+    super(ErrorCodes.LMS_AUTHORIZATION_REQUIRED, operation, `authorization required (${reason})`, status);
   }
 }
 
 export class LmsPermissionDeniedError extends LmsError {
   constructor(operation: string, status: number) {
-    super('LMS_PERMISSION_DENIED', operation, `permission denied (HTTP ${status})`, status);
+    super(ErrorCodes.LMS_PERMISSION_DENIED, operation, `permission denied (HTTP ${status})`, status);
   }
 }
 
 export class LmsNotFoundError extends LmsError {
   constructor(operation: string) {
-    super('LMS_NOT_FOUND', operation, 'not found (HTTP 404)', 404);
+    super(ErrorCodes.LMS_NOT_FOUND, operation, 'not found (HTTP 404)', 404);
   }
 }
 
 /** The LMS refused the request as invalid (400, 409, 422 and other client errors without a more specific meaning). */
 export class LmsRequestRejectedError extends LmsError {
   constructor(operation: string, status: number) {
-    super('LMS_REQUEST_REJECTED', operation, `request rejected (HTTP ${status})`, status);
+    super(ErrorCodes.LMS_REQUEST_REJECTED, operation, `request rejected (HTTP ${status})`, status);
   }
 }
 
 export class LmsRateLimitedError extends LmsError {
   constructor(operation: string, status: number) {
-    super('LMS_RATE_LIMITED', operation, `rate limited and the deadline left no room to retry (HTTP ${status})`, status);
+    super(ErrorCodes.LMS_RATE_LIMITED, operation, `rate limited and the deadline left no room to retry (HTTP ${status})`, status);
   }
 }
 
 export class LmsTimeoutError extends LmsError {
   constructor(operation: string) {
-    super('LMS_TIMEOUT', operation, 'no answer before the deadline');
+    super(ErrorCodes.LMS_TIMEOUT, operation, 'no answer before the deadline');
   }
 }
 
 /** Network failure or a server error on the LMS side. */
 export class LmsUnavailableError extends LmsError {
   constructor(operation: string, status?: number) {
-    super('LMS_UNAVAILABLE', operation, status === undefined ? 'unreachable' : `server error (HTTP ${status})`, status);
+    super(ErrorCodes.LMS_UNAVAILABLE, operation, status === undefined ? 'unreachable' : `server error (HTTP ${status})`, status);
   }
 }
 
 /** An answer the service cannot use: too large, not JSON, an unexpected shape or an unsafe link. */
 export class LmsInvalidResponseError extends LmsError {
   constructor(operation: string, detail: string, status?: number) {
-    super('LMS_INVALID_RESPONSE', operation, `unusable response (${detail})`, status);
+    super(ErrorCodes.LMS_INVALID_RESPONSE, operation, `unusable response (${detail})`, status);
   }
 }
 

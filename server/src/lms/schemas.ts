@@ -12,183 +12,131 @@ const optionalText = text.nullish().transform((value) => value ?? null);
 const optionalBoolean = z.boolean().nullish().transform((value) => value ?? null);
 const timestamp = z.string().max(64).nullish().transform((value) => value ?? null);
 
-const termSchema = z
-  .object({ id, name: text, start_at: timestamp, end_at: timestamp, workflow_state: optionalText, sis_term_id: optionalText })
-  .transform((term) => ({
-    id: term.id,
-    name: term.name,
-    startAt: term.start_at,
-    endAt: term.end_at,
-    workflowState: term.workflow_state,
-    sisTermId: term.sis_term_id,
-  }));
+const optionalNumber = z.number().nullish().transform((value) => value ?? null);
+const optionalCount = z.number().int().nullish().transform((value) => value ?? null);
+/** `true` only when the LMS says so. */
+const flag = z.boolean().nullish().transform((value) => value === true);
+
+/**
+ * An LMS object read by a table of its fields, each written once: the name it leaves under, the LMS's name for it and
+ * its schema. The object is checked under the LMS's names, and only the fields of the table travel further.
+ */
+function lmsObject<const Fields extends Record<string, readonly [lmsName: string, schema: z.ZodType]>>(fields: Fields) {
+  const shape: Record<string, z.ZodType> = Object.fromEntries(Object.values(fields));
+  return z.object(shape).transform((read) => {
+    const mapped: Record<string, unknown> = {};
+    for (const [name, [lmsName]] of Object.entries(fields)) mapped[name] = read[lmsName];
+    return mapped as { -readonly [Name in keyof Fields]: z.output<Fields[Name][1]> };
+  });
+}
+
+const termSchema = lmsObject({
+  id: ['id', id],
+  name: ['name', text],
+  startAt: ['start_at', timestamp],
+  endAt: ['end_at', timestamp],
+  workflowState: ['workflow_state', optionalText],
+  sisTermId: ['sis_term_id', optionalText],
+});
 export type LmsTerm = z.output<typeof termSchema>;
 
-const enrollmentSchema = z
-  .object({ type: text, role: optionalText, user_id: optionalId, enrollment_state: optionalText })
-  .transform((enrollment) => ({
-    type: enrollment.type,
-    role: enrollment.role,
-    userId: enrollment.user_id,
-    enrollmentState: enrollment.enrollment_state,
-  }));
+const enrollmentSchema = lmsObject({
+  type: ['type', text],
+  role: ['role', optionalText],
+  userId: ['user_id', optionalId],
+  enrollmentState: ['enrollment_state', optionalText],
+});
 
-export const courseSchema = z
-  .object({
-    id,
-    name: text,
-    course_code: optionalText,
-    account_id: optionalId,
-    root_account_id: optionalId,
-    enrollment_term_id: optionalId,
-    workflow_state: optionalText,
-    start_at: timestamp,
-    end_at: timestamp,
-    sis_course_id: optionalText,
-    concluded: optionalBoolean,
-    blueprint: optionalBoolean,
-    term: termSchema.nullish(),
-    enrollments: z.array(enrollmentSchema).max(1000).nullish(),
-    total_students: z.number().int().nullish(),
-    teachers: z.array(z.object({ id, display_name: optionalText })).max(1000).nullish(),
-  })
-  .transform((course) => ({
-    id: course.id,
-    name: course.name,
-    courseCode: course.course_code,
-    accountId: course.account_id,
-    rootAccountId: course.root_account_id,
-    termId: course.enrollment_term_id,
-    workflowState: course.workflow_state,
-    startAt: course.start_at,
-    endAt: course.end_at,
-    sisCourseId: course.sis_course_id,
-    concluded: course.concluded,
-    blueprint: course.blueprint,
-    term: course.term ?? null,
-    enrollments: course.enrollments ?? [],
-    totalStudents: course.total_students ?? null,
-    teachers: (course.teachers ?? []).map((teacher) => ({ id: teacher.id, name: teacher.display_name })),
-  }));
+const teacherSchema = lmsObject({ id: ['id', id], name: ['display_name', optionalText] });
+
+export const courseSchema = lmsObject({
+  id: ['id', id],
+  name: ['name', text],
+  courseCode: ['course_code', optionalText],
+  accountId: ['account_id', optionalId],
+  rootAccountId: ['root_account_id', optionalId],
+  termId: ['enrollment_term_id', optionalId],
+  workflowState: ['workflow_state', optionalText],
+  startAt: ['start_at', timestamp],
+  endAt: ['end_at', timestamp],
+  sisCourseId: ['sis_course_id', optionalText],
+  concluded: ['concluded', optionalBoolean],
+  blueprint: ['blueprint', optionalBoolean],
+  term: ['term', termSchema.nullish().transform((term) => term ?? null)],
+  enrollments: ['enrollments', z.array(enrollmentSchema).max(1000).nullish().transform((list) => list ?? [])],
+  totalStudents: ['total_students', optionalCount],
+  teachers: ['teachers', z.array(teacherSchema).max(1000).nullish().transform((list) => list ?? [])],
+});
 export type LmsCourse = z.output<typeof courseSchema>;
 
-export const quizSchema = z
-  .object({
-    id,
-    title: text,
-    html_url: optionalText,
-    quiz_type: optionalText,
-    published: optionalBoolean,
-    // Absent when the caller may not grade the quiz, null or "" when there is no code (note §4.5).
-    access_code: z.string().max(1000).nullish(),
-    assignment_id: optionalId,
-    due_at: timestamp,
-    lock_at: timestamp,
-    unlock_at: timestamp,
-    time_limit: z.number().nullish(),
-    question_count: z.number().int().nullish(),
-    points_possible: z.number().nullish(),
-  })
-  .transform((quiz) => ({
-    id: quiz.id,
-    title: quiz.title,
-    htmlUrl: quiz.html_url,
-    quizType: quiz.quiz_type,
-    published: quiz.published,
-    /** `undefined`: not visible to this user; `null`: no code. */
-    accessCode: quiz.access_code === undefined ? undefined : quiz.access_code || null,
-    assignmentId: quiz.assignment_id,
-    dueAt: quiz.due_at,
-    lockAt: quiz.lock_at,
-    unlockAt: quiz.unlock_at,
-    timeLimit: quiz.time_limit ?? null,
-    questionCount: quiz.question_count ?? null,
-    pointsPossible: quiz.points_possible ?? null,
-  }));
+export const quizSchema = lmsObject({
+  id: ['id', id],
+  title: ['title', text],
+  htmlUrl: ['html_url', optionalText],
+  quizType: ['quiz_type', optionalText],
+  published: ['published', optionalBoolean],
+  // Absent when the caller may not grade the quiz, null or "" when there is no code (note §4.5); leaves as `undefined`
+  // (not visible to this user) or `null` (no code).
+  accessCode: ['access_code', z.string().max(1000).nullish().transform((code) => (code === undefined ? undefined : code || null))],
+  assignmentId: ['assignment_id', optionalId],
+  dueAt: ['due_at', timestamp],
+  lockAt: ['lock_at', timestamp],
+  unlockAt: ['unlock_at', timestamp],
+  timeLimit: ['time_limit', optionalNumber],
+  questionCount: ['question_count', optionalCount],
+  pointsPossible: ['points_possible', optionalNumber],
+});
 export type LmsQuiz = z.output<typeof quizSchema>;
 
-export const assignmentSchema = z
-  .object({
-    id,
-    name: text,
-    course_id: optionalId,
-    submission_types: z.array(z.string().max(100)).max(50).nullish(),
-    is_quiz_assignment: optionalBoolean,
-    // Present (true) only on new quizzes; absent on every other assignment (note §4.6).
-    is_quiz_lti_assignment: optionalBoolean,
-    quiz_id: optionalId,
-    published: optionalBoolean,
-    workflow_state: optionalText,
-    html_url: optionalText,
-    due_at: timestamp,
-    points_possible: z.number().nullish(),
-  })
-  .transform((assignment) => ({
-    id: assignment.id,
-    name: assignment.name,
-    courseId: assignment.course_id,
-    submissionTypes: assignment.submission_types ?? [],
-    isClassicQuiz: assignment.is_quiz_assignment === true,
-    isNewQuiz: assignment.is_quiz_lti_assignment === true,
-    quizId: assignment.quiz_id,
-    published: assignment.published,
-    workflowState: assignment.workflow_state,
-    htmlUrl: assignment.html_url,
-    dueAt: assignment.due_at,
-    pointsPossible: assignment.points_possible ?? null,
-  }));
+export const assignmentSchema = lmsObject({
+  id: ['id', id],
+  name: ['name', text],
+  courseId: ['course_id', optionalId],
+  submissionTypes: ['submission_types', z.array(z.string().max(100)).max(50).nullish().transform((types) => types ?? [])],
+  isClassicQuiz: ['is_quiz_assignment', flag],
+  // Present (true) only on new quizzes; absent on every other assignment (note §4.6).
+  isNewQuiz: ['is_quiz_lti_assignment', flag],
+  quizId: ['quiz_id', optionalId],
+  published: ['published', optionalBoolean],
+  workflowState: ['workflow_state', optionalText],
+  htmlUrl: ['html_url', optionalText],
+  dueAt: ['due_at', timestamp],
+  pointsPossible: ['points_possible', optionalNumber],
+});
 export type LmsAssignment = z.output<typeof assignmentSchema>;
 
-export const newQuizSchema = z
-  .object({
-    id,
-    title: text,
-    published: optionalBoolean,
-    due_at: timestamp,
-    points_possible: z.number().nullish(),
-    quiz_settings: z
-      .object({
-        require_student_access_code: optionalBoolean,
-        student_access_code: z.string().max(1000).nullish(),
-      })
-      .nullish(),
-  })
-  .transform((quiz) => ({
-    assignmentId: quiz.id,
-    title: quiz.title,
-    published: quiz.published,
-    dueAt: quiz.due_at,
-    pointsPossible: quiz.points_possible ?? null,
-    requireStudentAccessCode: quiz.quiz_settings?.require_student_access_code === true,
-    studentAccessCode: quiz.quiz_settings?.student_access_code || null,
-  }));
+const newQuizSettingsSchema = z
+  .object({ require_student_access_code: optionalBoolean, student_access_code: z.string().max(1000).nullish() })
+  .nullish();
+
+export const newQuizSchema = lmsObject({
+  assignmentId: ['id', id],
+  title: ['title', text],
+  published: ['published', optionalBoolean],
+  dueAt: ['due_at', timestamp],
+  pointsPossible: ['points_possible', optionalNumber],
+  settings: ['quiz_settings', newQuizSettingsSchema],
+}).transform(({ settings, ...quiz }) => ({
+  ...quiz,
+  requireStudentAccessCode: settings?.require_student_access_code === true,
+  studentAccessCode: settings?.student_access_code || null,
+}));
 export type LmsNewQuiz = z.output<typeof newQuizSchema>;
 
-export const sessionTokenSchema = z
-  .object({ session_url: z.string().max(8192), requires_terms_acceptance: optionalBoolean })
-  .transform((session) => ({
-    sessionUrl: session.session_url,
-    requiresTermsAcceptance: session.requires_terms_acceptance === true,
-  }));
+export const sessionTokenSchema = lmsObject({
+  sessionUrl: ['session_url', z.string().max(8192)],
+  requiresTermsAcceptance: ['requires_terms_acceptance', flag],
+});
 export type LmsSessionToken = z.output<typeof sessionTokenSchema>;
 
-export const accountSchema = z
-  .object({
-    id,
-    name: text,
-    parent_account_id: optionalId,
-    root_account_id: optionalId,
-    workflow_state: optionalText,
-    default_time_zone: optionalText,
-  })
-  .transform((account) => ({
-    id: account.id,
-    name: account.name,
-    parentAccountId: account.parent_account_id,
-    rootAccountId: account.root_account_id,
-    workflowState: account.workflow_state,
-    defaultTimeZone: account.default_time_zone,
-  }));
+export const accountSchema = lmsObject({
+  id: ['id', id],
+  name: ['name', text],
+  parentAccountId: ['parent_account_id', optionalId],
+  rootAccountId: ['root_account_id', optionalId],
+  workflowState: ['workflow_state', optionalText],
+  defaultTimeZone: ['default_time_zone', optionalText],
+});
 export type LmsAccount = z.output<typeof accountSchema>;
 
 /** Booleans per the source; the docs show strings, so both are read (note §4.9). */

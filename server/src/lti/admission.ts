@@ -1,12 +1,5 @@
 import type { Pool } from 'pg';
-import {
-  clientAddressKey,
-  layeredBudget,
-  memoryBudget,
-  postgresBudget,
-  type AdmissionBudget,
-  type AdmissionDecision,
-} from '../security/admission-budget.js';
+import { layeredBudget, memoryBudget, perClientAddress, postgresBudget, type AddressAdmission, type AdmissionBudget, type AdmissionDecision } from '../security/admission-budget.js';
 import { sha256Hex } from '../security/random-token.js';
 import { LOGIN_STATE_TTL_SECONDS } from './login-state.js';
 
@@ -27,32 +20,28 @@ export interface LtiBudgetSizes {
  * state, a distributed budget caps the tokens one state can be tried with.
  */
 export class LtiAdmission {
-  private readonly loginBudget: AdmissionBudget;
-  private readonly launchBudget: AdmissionBudget;
+  readonly login: AddressAdmission;
+  readonly launch: AddressAdmission;
   private readonly stateBudget: AdmissionBudget;
 
   constructor(pool: Pool, sizes: LtiBudgetSizes) {
     const minute = 60;
-    this.loginBudget = layeredBudget(
-      memoryBudget({ name: 'lti-login-ip-process', points: sizes.processPerIp, durationSeconds: minute }),
-      postgresBudget({ name: 'lti-login-ip', points: sizes.loginPerIp, durationSeconds: minute }, pool),
+    this.login = perClientAddress(
+      layeredBudget(
+        memoryBudget({ name: 'lti-login-ip-process', points: sizes.processPerIp, durationSeconds: minute }),
+        postgresBudget({ name: 'lti-login-ip', points: sizes.loginPerIp, durationSeconds: minute }, pool),
+      ),
     );
-    this.launchBudget = layeredBudget(
-      memoryBudget({ name: 'lti-launch-ip-process', points: sizes.processPerIp, durationSeconds: minute }),
-      postgresBudget({ name: 'lti-launch-ip', points: sizes.launchPerIp, durationSeconds: minute }, pool),
+    this.launch = perClientAddress(
+      layeredBudget(
+        memoryBudget({ name: 'lti-launch-ip-process', points: sizes.processPerIp, durationSeconds: minute }),
+        postgresBudget({ name: 'lti-launch-ip', points: sizes.launchPerIp, durationSeconds: minute }, pool),
+      ),
     );
     this.stateBudget = postgresBudget(
       { name: 'lti-launch-state', points: sizes.launchPerState, durationSeconds: LOGIN_STATE_TTL_SECONDS },
       pool,
     );
-  }
-
-  login(ip: string): Promise<AdmissionDecision> {
-    return this.loginBudget.consume(clientAddressKey(ip));
-  }
-
-  launch(ip: string): Promise<AdmissionDecision> {
-    return this.launchBudget.consume(clientAddressKey(ip));
   }
 
   /** Keyed by the state's hash: the state itself never reaches the budget table. */

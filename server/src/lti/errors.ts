@@ -1,10 +1,12 @@
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import { DEFAULT_LOCALE, type Locale } from '@exb/shared/i18n/locale.js';
 import { translator } from '../i18n/translator.js';
 
 /**
  * Why a login or launch was refused. Codes are shown on the error page (they name the failed check, never a value), so
- * an administrator can tell a stale registration from an expired launch without reading server logs.
+ * an administrator can tell a stale registration from an expired launch without reading server logs. The two the
+ * contract names come from the error-code catalogue.
  */
 export const LTI_ERROR_CODES = [
   // Login initiation
@@ -43,7 +45,7 @@ export const LTI_ERROR_CODES = [
   'LTI_BINDING_DEPLOYMENT',
   'LTI_BINDING_TARGET',
   // After validation
-  'LmsLtiConfigurationError',
+  ErrorCodes.LmsLtiConfigurationError,
   'LTI_DEEP_LINKING_UNSUPPORTED',
   'LTI_IDENTITY_CONFLICT',
   // Session reloads and exam-browser launches
@@ -53,7 +55,7 @@ export const LTI_ERROR_CODES = [
   'EXB_LAUNCH_COURSE_MISMATCH',
   'EXB_LAUNCH_NOT_FOR_ADMIN',
   // Admission
-  'RATE_LIMITED',
+  ErrorCodes.RATE_LIMITED,
 ] as const;
 
 export type LtiErrorCode = (typeof LTI_ERROR_CODES)[number];
@@ -127,12 +129,13 @@ export function tokenError(code: LtiErrorCode, key: RefusalKey): LtiError {
 /** The LMS sent custom fields the registration asks for without expanding them: the registration is out of date. */
 export class LmsLtiConfigurationError extends LtiError {
   constructor(readonly problems: RefusalText[]) {
-    super('LmsLtiConfigurationError', 400, 'registrationOutdated', { key: 'registrationOutdated' }, problems);
-    this.name = 'LmsLtiConfigurationError';
+    const code = ErrorCodes.LmsLtiConfigurationError;
+    super(code, errorStatus(code), 'registrationOutdated', { key: 'registrationOutdated' }, problems);
+    this.name = code;
   }
 }
 
 /** Too many logins or launches from one network or for one login state (Document 1); answered with `retry-after`. */
 export function rateLimitedError(): LtiError {
-  return new LtiError('RATE_LIMITED', 429, 'tooManyLaunches', { key: 'tooManyLaunches' });
+  return new LtiError(ErrorCodes.RATE_LIMITED, errorStatus(ErrorCodes.RATE_LIMITED), 'tooManyLaunches', { key: 'tooManyLaunches' });
 }

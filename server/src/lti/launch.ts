@@ -1,4 +1,4 @@
-import { resolveLaunchOutcome } from '../identity/launch-principal.js';
+import { resolveLaunchOutcome } from './launch-principal.js';
 import type { Principal } from '../identity/principal.js';
 import type { BrowserRequest, LtiDependencies } from './dependencies.js';
 import { LtiError, rateLimitedError, type RefusalKey } from './errors.js';
@@ -93,7 +93,7 @@ export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt)
 }
 
 /**
- * The principal of claimed launch claims: the role decision (`identity/launch-principal.ts`), then the identity
+ * The principal of claimed launch claims: the role decision (`lti/launch-principal.ts`), then the identity
  * bindings, since the custom ids must not contradict what the LMS proved before (DESIGN.md, trust model). Any refusal
  * here ends whatever session the browser had: whoever this launch identified gets no principal, and no earlier one
  * survives in this browser.

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { z } from 'zod';
 import type { AppConfig } from '../config/app-config.js';
@@ -48,7 +48,7 @@ function refuse(status: StartRefusal['status'], code: ErrorCode, message: string
 /** The answer to a start (or a popup ticket for one) without a usable session: none, or a ticket that did not redeem. */
 export const PRINCIPAL_REQUIRED: StartRefusal = refuse(
   401,
-  'LTI_PRINCIPAL_REQUIRED',
+  ErrorCodes.LTI_PRINCIPAL_REQUIRED,
   'Open the tool from the LMS first, then start the authorization from it.',
 );
 
@@ -58,7 +58,7 @@ export const PRINCIPAL_REQUIRED: StartRefusal = refuse(
  */
 export function startPrincipal(endpoint: StartEndpoint, session: SessionData | null): { ok: true; session: SessionData } | StartRefusal {
   if (!session) return PRINCIPAL_REQUIRED;
-  if (session.principal.kind !== endpoint) return refuse(403, 'OAUTH_ROLE_MISMATCH', WRONG_ROLE[endpoint]);
+  if (session.principal.kind !== endpoint) return refuse(403, ErrorCodes.OAUTH_ROLE_MISMATCH, WRONG_ROLE[endpoint]);
   return { ok: true, session };
 }
 
@@ -79,18 +79,18 @@ export async function startAuthorization(
   const { principal } = access.session;
 
   const query = startQuerySchema.safeParse(rawQuery ?? {});
-  if (!query.success) return refuse(400, 'INVALID_REQUEST', 'The authorization request has malformed parameters.');
+  if (!query.success) return refuse(400, ErrorCodes.INVALID_REQUEST, 'The authorization request has malformed parameters.');
   const { course_id: courseId, user_id: userId, redirect_url: redirectUrl } = query.data;
   if (userId !== undefined && userId !== principal.lmsUserId) {
-    return refuse(403, 'OAUTH_USER_MISMATCH', 'The authorization request is for another user.');
+    return refuse(403, ErrorCodes.OAUTH_USER_MISMATCH, 'The authorization request is for another user.');
   }
   if (courseId !== undefined && (principal.kind === 'admin' || courseId !== principal.courseId)) {
-    return refuse(403, 'OAUTH_COURSE_MISMATCH', 'The authorization request is for another course.');
+    return refuse(403, ErrorCodes.OAUTH_COURSE_MISMATCH, 'The authorization request is for another course.');
   }
 
   const { clientId } = config.oauth;
   if (!clientId || !config.oauth.clientSecret) {
-    return refuse(503, 'LMS_OAUTH_NOT_CONFIGURED', 'LMS API access is not configured for this service.');
+    return refuse(503, ErrorCodes.LMS_OAUTH_NOT_CONFIGURED, 'LMS API access is not configured for this service.');
   }
 
   const existing = await deps.tokens.findMetadata(principal.lmsUserId);

@@ -214,6 +214,21 @@ export class LmsTokenRepository {
         const current = existing[0];
         const id = current?.id ?? randomUUID();
         const sealed = this.sealPair(id, grant.lmsUserId, grant.accessToken, grant.refreshToken);
+        // What both statements write, in the order of their columns.
+        const written = [
+          grantType,
+          scopes,
+          grant.lmsUserName,
+          grant.lmsGlobalUserId,
+          grant.lmsRegion,
+          grant.accountId,
+          grant.ltiIssuer,
+          grant.ltiSubject,
+          sealed.kid,
+          sealed.access,
+          sealed.refresh,
+          expiresAt,
+        ];
         if (current) {
           if (current.lti_subject !== null && (current.lti_subject !== grant.ltiSubject || current.lti_issuer !== grant.ltiIssuer)) {
             throw new IdentityBindingConflictError();
@@ -227,21 +242,7 @@ export class LmsTokenRepository {
                access_token_expires_at = ?, reauthorization_required_at = null, authorized_at = now(), refreshed_at = null,
                updated_at = now(), version = version + 1
              where id = ?`,
-            [
-              grantType,
-              scopes,
-              grant.lmsUserName,
-              grant.lmsGlobalUserId,
-              grant.lmsRegion,
-              grant.accountId,
-              grant.ltiIssuer,
-              grant.ltiSubject,
-              sealed.kid,
-              sealed.access,
-              sealed.refresh,
-              expiresAt,
-              id,
-            ],
+            [...written, id],
             'run',
           );
           return { id, grantType };
@@ -253,22 +254,7 @@ export class LmsTokenRepository {
            values (?, ?, ?, array[?]::text[], ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
            on conflict (lms_user_id) do nothing
            returning id`,
-          [
-            id,
-            grant.lmsUserId,
-            grantType,
-            scopes,
-            grant.lmsUserName,
-            grant.lmsGlobalUserId,
-            grant.lmsRegion,
-            grant.accountId,
-            grant.ltiIssuer,
-            grant.ltiSubject,
-            sealed.kid,
-            sealed.access,
-            sealed.refresh,
-            expiresAt,
-          ],
+          [id, grant.lmsUserId, ...written],
         );
         if (inserted[0]) return { id, grantType };
         // Another authorization for the same user inserted first; lock and update its row instead.

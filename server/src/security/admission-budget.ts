@@ -76,6 +76,14 @@ export function layeredBudget(...budgets: AdmissionBudget[]): AdmissionBudget {
   };
 }
 
+/** Admission of one request from a client address, counted in a budget under the address's key. */
+export type AddressAdmission = (ip: string) => Promise<AdmissionDecision>;
+
+/** Admits requests against `budget` per client address ({@link clientAddressKey}). */
+export function perClientAddress(budget: AdmissionBudget): AddressAdmission {
+  return (ip) => budget.consume(clientAddressKey(ip));
+}
+
 /**
  * The key a client address is budgeted under. An IPv6 client usually controls a whole /64, so it counts as one; an
  * IPv4-mapped address counts as its IPv4 address.

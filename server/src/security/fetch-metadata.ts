@@ -1,4 +1,4 @@
-import { errorStatus, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 
@@ -21,19 +21,19 @@ export function isSameOriginOrUnmarked(request: Pick<FastifyRequest, 'headers'>)
 
 export interface MutationRefusal {
   readonly status: number;
-  readonly errorCode: Extract<ErrorCode, 'CROSS_SITE_REQUEST' | 'UNSUPPORTED_MEDIA_TYPE'>;
+  readonly errorCode: typeof ErrorCodes.CROSS_SITE_REQUEST | typeof ErrorCodes.UNSUPPORTED_MEDIA_TYPE;
   readonly message: string;
 }
 
 const CROSS_SITE: MutationRefusal = {
-  status: errorStatus('CROSS_SITE_REQUEST'),
-  errorCode: 'CROSS_SITE_REQUEST',
+  status: errorStatus(ErrorCodes.CROSS_SITE_REQUEST),
+  errorCode: ErrorCodes.CROSS_SITE_REQUEST,
   message: 'This request can only be made from the tool itself. Open the tool from your course in the LMS.',
 };
 
 const NOT_JSON: MutationRefusal = {
-  status: errorStatus('UNSUPPORTED_MEDIA_TYPE'),
-  errorCode: 'UNSUPPORTED_MEDIA_TYPE',
+  status: errorStatus(ErrorCodes.UNSUPPORTED_MEDIA_TYPE),
+  errorCode: ErrorCodes.UNSUPPORTED_MEDIA_TYPE,
   message: 'Send the request body as JSON (Content-Type: application/json).',
 };
 

@@ -1,8 +1,8 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { z } from 'zod';
 import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../domain-error.js';
 import { domainErrorFrom, type KnownErrorOptions } from '../domain/known-errors.js';
 
 /**
@@ -84,12 +84,12 @@ export function restErrorOf(error: unknown): RestError | null {
     if (cause instanceof z.ZodError) {
       const policy = policyErrorFromZod(cause);
       if (policy !== null) return { status: 400, body: { success: false, error_code: policy.errorCode, message: policy.message } };
-      return { status: 400, body: { success: false, error_code: 'INVALID_REQUEST', message: zodMessage(cause) } };
+      return { status: 400, body: { success: false, error_code: ErrorCodes.INVALID_REQUEST, message: zodMessage(cause) } };
     }
-    return { status: 400, body: { success: false, error_code: 'INVALID_REQUEST', message: 'Invalid request.' } };
+    return { status: 400, body: { success: false, error_code: ErrorCodes.INVALID_REQUEST, message: 'Invalid request.' } };
   }
   if (error.code === 'UNAUTHORIZED') {
-    return { status: 401, body: { success: false, error_code: 'UNAUTHORIZED', message: error.message } };
+    return { status: 401, body: { success: false, error_code: ErrorCodes.UNAUTHORIZED, message: error.message } };
   }
   return null;
 }

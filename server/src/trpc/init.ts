@@ -4,7 +4,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import { ZodError } from 'zod';
 import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
 import type { AppContext } from '../context.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../domain-error.js';
 import type { Principal } from '../identity/principal.js';
 import { crossSiteMutationRefusal } from '../security/fetch-metadata.js';
 import type { SessionData } from '../security/session.js';

@@ -26,13 +26,13 @@ describe('setup-check page, proof and quit page', () => {
       expect(String(response.headers['content-security-policy'])).toContain("script-src 'self'");
       expect(response.headers['cache-control']).toBe('no-store');
       expect(bootstrapOf(response.body)).toEqual({
+        locale: 'en',
         view: 'exb-setup-check',
         proofUrl: '/api/exb/check-proof',
         expectedUrl: CHECK_URL,
         configUrl: `${SERVICE}/exb/check/config.exb`,
         launchUrl: 'exbs://tool.example.test/exb/check/config.exb',
         quitUrl: `${SERVICE}/exb/check/quit`,
-        locale: 'en',
       });
     });
   });

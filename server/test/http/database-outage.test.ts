@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
-import { OutageLog } from '../../src/http/service-unavailable.js';
+import { OutageLog } from '../../src/db/outage-log.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { runSql } from '../support/db-faults.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';

@@ -85,7 +85,7 @@ describe('public and health routes', () => {
   });
 
   it('the bootstrap JSON cannot break out of its script element', async () => {
-    const { ShellRenderer } = await import('../../src/http/shell.js');
+    const { ShellRenderer } = await import('../../src/pages/shell.js');
     const html = new ShellRenderer({ script: '/assets/main.js', styles: [] }, { lmsOrigin: 'https://lms.example.test' }).html({
       view: 'notice',
       message: '</script><script>alert(1)</script>',

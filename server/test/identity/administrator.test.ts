@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_AND_APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
-import { DomainError } from '../../src/domain/errors.js';
+import { DomainError } from '../../src/domain-error.js';
 import { BindingRepository } from '../../src/identity/binding-repository.js';
 import { IdentityService } from '../../src/identity/identity-service.js';
 import { LmsAuthorizationRequiredError } from '../../src/lms/errors.js';

@@ -3,14 +3,14 @@
  * normalized value, or an error with the code and the path into the submitted body.
  */
 import type { z } from 'zod';
-import type { ErrorCode } from '../error-codes.js';
+import { ErrorCodes, type ErrorCode } from '../error-codes.js';
 
 export const EXB_POLICY_ERROR_CODES = [
-  'INVALID_EXB_URL_POLICY',
-  'INVALID_EXB_DOMAIN_POLICY',
-  'INVALID_EXB_TOOL_POLICY',
-  'INVALID_EXB_TOOL_SELECTION',
-  'QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED',
+  ErrorCodes.INVALID_EXB_URL_POLICY,
+  ErrorCodes.INVALID_EXB_DOMAIN_POLICY,
+  ErrorCodes.INVALID_EXB_TOOL_POLICY,
+  ErrorCodes.INVALID_EXB_TOOL_SELECTION,
+  ErrorCodes.QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED,
 ] as const satisfies readonly ErrorCode[];
 
 export type ExbPolicyErrorCode = (typeof EXB_POLICY_ERROR_CODES)[number];

@@ -4,6 +4,7 @@ import { fail, firstZodIssue, type PolicyPath, type PolicyResult } from './error
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { idSchema, type ExbUrlRule, type ExternalToolConfig } from './schemas.js';
 import { duplicateId, normalizeExternalTool, toolList, type ToolNormalizationOptions } from './tools.js';
+import { ErrorCodes } from '../error-codes.js';
 
 const managedEditSchema = z.object({
   id: idSchema,
@@ -50,7 +51,7 @@ export function mergeInstructorToolCatalog(
       tool = edit.value;
     } else {
       if (typeof item === 'object' && item !== null && (item as { managedByAdmin?: unknown }).managedByAdmin === true) {
-        return fail('INVALID_EXB_TOOL_POLICY', 'Only administrators can add school-managed tools', [
+        return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Only administrators can add school-managed tools', [
           ...itemPath,
           'managedByAdmin',
         ]);
@@ -68,7 +69,7 @@ export function mergeInstructorToolCatalog(
     if (tool.managedByAdmin && !ids.has(tool.id)) result.push(tool);
   }
   if (result.length > EXB_POLICY_LIMITS.catalogTools) {
-    return fail('INVALID_EXB_TOOL_POLICY', `At most ${EXB_POLICY_LIMITS.catalogTools} tools are allowed`, path);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `At most ${EXB_POLICY_LIMITS.catalogTools} tools are allowed`, path);
   }
   return { ok: true, value: result };
 }
@@ -80,11 +81,11 @@ function applyManagedToolEdit(
   path: PolicyPath,
 ): PolicyResult<ExternalToolConfig> {
   const parsed = managedEditSchema.safeParse(input);
-  if (!parsed.success) return firstZodIssue(parsed.error, 'INVALID_EXB_TOOL_POLICY', path);
+  if (!parsed.success) return firstZodIssue(parsed.error, ErrorCodes.INVALID_EXB_TOOL_POLICY, path);
   const edit = parsed.data;
-  if (edit.managedByAdmin === false) return fail('INVALID_EXB_TOOL_POLICY', MANAGED_TOOL_LOCKED, [...path, 'managedByAdmin']);
+  if (edit.managedByAdmin === false) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, MANAGED_TOOL_LOCKED, [...path, 'managedByAdmin']);
   if (edit.presetId !== undefined && edit.presetId.toLowerCase() !== stored.presetId) {
-    return fail('INVALID_EXB_TOOL_POLICY', MANAGED_TOOL_LOCKED, [...path, 'presetId']);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, MANAGED_TOOL_LOCKED, [...path, 'presetId']);
   }
   if (edit.label !== undefined || edit.url !== undefined || edit.resourceRules !== undefined) {
     // Normalizing the submitted fields over the stored ones compares in canonical form, so echoing back what the
@@ -99,13 +100,13 @@ function applyManagedToolEdit(
       { ...options, check: 'stored' },
       path,
     );
-    if (!candidate.ok) return fail('INVALID_EXB_TOOL_POLICY', MANAGED_TOOL_LOCKED, candidate.error.path);
+    if (!candidate.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, MANAGED_TOOL_LOCKED, candidate.error.path);
     const sameRules =
       candidate.value.resourceRules.length === stored.resourceRules.length &&
       candidate.value.resourceRules.every((rule, index) => sameRule(rule, stored.resourceRules[index]));
-    if (candidate.value.label !== stored.label) return fail('INVALID_EXB_TOOL_POLICY', MANAGED_TOOL_LOCKED, [...path, 'label']);
-    if (candidate.value.url !== stored.url) return fail('INVALID_EXB_TOOL_POLICY', MANAGED_TOOL_LOCKED, [...path, 'url']);
-    if (!sameRules) return fail('INVALID_EXB_TOOL_POLICY', MANAGED_TOOL_LOCKED, [...path, 'resourceRules']);
+    if (candidate.value.label !== stored.label) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, MANAGED_TOOL_LOCKED, [...path, 'label']);
+    if (candidate.value.url !== stored.url) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, MANAGED_TOOL_LOCKED, [...path, 'url']);
+    if (!sameRules) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, MANAGED_TOOL_LOCKED, [...path, 'resourceRules']);
   }
   return { ok: true, value: { ...stored, enabled: edit.enabled ?? stored.enabled } };
 }

@@ -5,6 +5,7 @@ import { exactRuleMismatch, MISMATCH_MESSAGES, type PolicyCheck } from './exact-
 import { normalizeExactHttpsUrl } from './exact-urls.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { INVISIBLE_OR_CONTROL, parseUrl } from './text.js';
+import { ErrorCodes } from '../error-codes.js';
 
 const VIDEO_ID_PATTERN = /^[A-Za-z0-9_-]{11}$/;
 
@@ -76,9 +77,9 @@ export function normalizeToolUrl(url: unknown, baseUrl: string, path: PolicyPath
     }
   }
   const exact = normalizeExactHttpsUrl(url);
-  if (!exact.ok) return fail('INVALID_EXB_TOOL_POLICY', `Launch address: ${exact.message}`, path);
+  if (!exact.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `Launch address: ${exact.message}`, path);
   if (check === 'save' && exactRuleMismatch(exact.value) === 'never-matches') {
-    return fail('INVALID_EXB_TOOL_POLICY', `Launch address: ${MISMATCH_MESSAGES['never-matches']}`, path);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `Launch address: ${MISMATCH_MESSAGES['never-matches']}`, path);
   }
   return exact;
 }

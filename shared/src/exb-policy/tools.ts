@@ -11,6 +11,7 @@ import { externalToolInputSchema, ID_PATTERN, TOOL_LABEL_MISSING, type ExternalT
 import { normalizeLabel } from './text.js';
 import { normalizeToolUrl } from './tool-urls.js';
 import { normalizeRuleList, TOOL_RULE_CODES, urlRuleKey } from './url-rules.js';
+import { ErrorCodes } from '../error-codes.js';
 
 export interface ToolNormalizationOptions {
   /** The service base URL; video links are rewritten to its player route. */
@@ -40,18 +41,18 @@ export function normalizeExternalTool(
   path: PolicyPath = [],
 ): PolicyResult<ExternalToolConfig> {
   const parsed = externalToolInputSchema.safeParse(input);
-  if (!parsed.success) return firstZodIssue(parsed.error, 'INVALID_EXB_TOOL_POLICY', path);
+  if (!parsed.success) return firstZodIssue(parsed.error, ErrorCodes.INVALID_EXB_TOOL_POLICY, path);
   const tool = parsed.data;
   const label = normalizeLabel(tool.label, EXB_POLICY_LIMITS.toolLabelLength);
-  if (!label.ok) return fail('INVALID_EXB_TOOL_POLICY', label.message, [...path, 'label']);
-  if (label.value === '') return fail('INVALID_EXB_TOOL_POLICY', TOOL_LABEL_MISSING, [...path, 'label']);
+  if (!label.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, label.message, [...path, 'label']);
+  if (label.value === '') return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, TOOL_LABEL_MISSING, [...path, 'label']);
   const check = options.check ?? 'save';
   const url = normalizeToolUrl(tool.url, options.baseUrl, [...path, 'url'], check);
   if (!url.ok) return url;
   const rules = normalizeRuleList(tool.resourceRules, EXB_POLICY_LIMITS.resourceRules, TOOL_RULE_CODES, [...path, 'resourceRules'], check);
   if (!rules.ok) return rules;
   if (check === 'save' && exactRuleMismatch(url.value) === 'whole-host' && !domainRuleCovers(rules.value, new URL(url.value).hostname)) {
-    return fail('INVALID_EXB_TOOL_POLICY', LAUNCH_WHOLE_HOST_MESSAGE, [...path, 'url']);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, LAUNCH_WHOLE_HOST_MESSAGE, [...path, 'url']);
   }
   const id = tool.id ?? (options.assignId ?? defaultAssignId)();
   if (!ID_PATTERN.test(id) || id.length > EXB_POLICY_LIMITS.idLength) throw new RangeError('assigned tool id is invalid');
@@ -82,13 +83,13 @@ export function isEquivalentTool(
 }
 
 export function toolList(input: unknown, max: number, path: PolicyPath): PolicyResult<unknown[]> {
-  if (!Array.isArray(input)) return fail('INVALID_EXB_TOOL_POLICY', 'Expected a list of tools', path);
-  if (input.length > max) return fail('INVALID_EXB_TOOL_POLICY', `At most ${max} tools are allowed`, path);
+  if (!Array.isArray(input)) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Expected a list of tools', path);
+  if (input.length > max) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `At most ${max} tools are allowed`, path);
   return { ok: true, value: input };
 }
 
 export function duplicateId(path: PolicyPath) {
-  return fail('INVALID_EXB_TOOL_POLICY', 'Two tools have the same id', [...path, 'id']);
+  return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Two tools have the same id', [...path, 'id']);
 }
 
 /**

@@ -7,6 +7,7 @@ import { EXB_POLICY_LIMITS } from './limits.js';
 import { exbUrlRuleSchema, type ExbUrlRule } from './schemas.js';
 import { normalizeLabel } from './text.js';
 import { wholeSiteConfirmation } from './whole-site.js';
+import { ErrorCodes } from '../error-codes.js';
 
 /** Identity of a rule for the exam browser: what it allows, ignoring id and label. */
 export function urlRuleKey(rule: Pick<ExbUrlRule, 'match' | 'value'>): string {
@@ -18,8 +19,8 @@ interface RuleErrorCodes {
   readonly domain: ExbPolicyErrorCode;
 }
 
-const POLICY_RULE_CODES: RuleErrorCodes = { url: 'INVALID_EXB_URL_POLICY', domain: 'INVALID_EXB_DOMAIN_POLICY' };
-export const TOOL_RULE_CODES: RuleErrorCodes = { url: 'INVALID_EXB_TOOL_POLICY', domain: 'INVALID_EXB_TOOL_POLICY' };
+const POLICY_RULE_CODES: RuleErrorCodes = { url: ErrorCodes.INVALID_EXB_URL_POLICY, domain: ErrorCodes.INVALID_EXB_DOMAIN_POLICY };
+export const TOOL_RULE_CODES: RuleErrorCodes = { url: ErrorCodes.INVALID_EXB_TOOL_POLICY, domain: ErrorCodes.INVALID_EXB_TOOL_POLICY };
 
 function normalizeRule(input: unknown, codes: RuleErrorCodes, path: PolicyPath, check: PolicyCheck): PolicyResult<ExbUrlRule> {
   const parsed = exbUrlRuleSchema.safeParse(input);

@@ -1,5 +1,6 @@
 import { Link, Tabs, Text, View } from '@instructure/ui';
 import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { Page } from '../../components/Page';
 import { AuditTrail } from './AuditTrail';
 import { CatalogBrowser } from './CatalogBrowser';
@@ -23,6 +24,7 @@ export interface AdminAppProps {
 
 /** The root-account administrator's dashboard: summary, connected courses, the catalog to connect more, one course. */
 export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, authorization }: AdminAppProps) {
+  const { t } = useTranslation('admin');
   const [tab, setTab] = useState<Tab>('courses');
   const [open, setOpen] = useState<{ id: string; name: string } | null>(null);
   const openers = useRef(new Map<string, HTMLElement>());
@@ -36,18 +38,17 @@ export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, au
   };
 
   return (
-    <Page title={`${accountName}: exam browser administration`}>
+    <Page title={t('app.title', { account: accountName })}>
       <Text as="p">
-        {userName ? `Signed in as ${userName}, administrator of the root account.` : 'Signed in as an administrator of the root account.'} Connect
-        the courses that use the exam browser, and manage their quizzes and passwords.
+        {userName ? t('app.signedInAs', { name: userName }) : t('app.signedIn')} {t('app.intro')}
       </Text>
       <AdminConnection store={authorization} authorizeUrl={authorizeUrl}>
         <SummaryHeader />
         {open !== null ? (
           <CourseDetail courseId={open.id} fallbackName={open.name} onBack={back} />
         ) : (
-          <Tabs margin="medium 0 0" onRequestTabChange={(_event, { index }) => setTab(TABS[index] ?? 'courses')} screenReaderLabel="Administration">
-            <Tabs.Panel id="tab-courses" renderTitle="Connected courses" isSelected={tab === 'courses'} padding="medium 0">
+          <Tabs margin="medium 0 0" onRequestTabChange={(_event, { index }) => setTab(TABS[index] ?? 'courses')} screenReaderLabel={t('app.tabs')}>
+            <Tabs.Panel id="tab-courses" renderTitle={t('app.tab.courses')} isSelected={tab === 'courses'} padding="medium 0">
               <CourseList
                 onOpen={(course) => setOpen({ id: course.id, name: course.name })}
                 registerOpener={(id, element) => {
@@ -56,13 +57,13 @@ export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, au
                 }}
               />
             </Tabs.Panel>
-            <Tabs.Panel id="tab-connect" renderTitle="Connect courses" isSelected={tab === 'connect'} padding="medium 0">
+            <Tabs.Panel id="tab-connect" renderTitle={t('app.tab.connect')} isSelected={tab === 'connect'} padding="medium 0">
               <CatalogBrowser lmsOrigin={lmsOrigin} />
             </Tabs.Panel>
-            <Tabs.Panel id="tab-presets" renderTitle="Tool presets" isSelected={tab === 'presets'} padding="medium 0">
+            <Tabs.Panel id="tab-presets" renderTitle={t('app.tab.presets')} isSelected={tab === 'presets'} padding="medium 0">
               <PresetsPage />
             </Tabs.Panel>
-            <Tabs.Panel id="tab-audit" renderTitle="Audit trail" isSelected={tab === 'audit'} padding="medium 0">
+            <Tabs.Panel id="tab-audit" renderTitle={t('app.tab.audit')} isSelected={tab === 'audit'} padding="medium 0">
               <AuditTrail />
             </Tabs.Panel>
           </Tabs>
@@ -71,7 +72,7 @@ export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, au
       {lmsReturnUrl !== undefined && (
         <View as="div" margin="medium 0 0">
           <Link href={lmsReturnUrl} target="_top">
-            Back to the account in the LMS
+            {t('app.backToLms')}
           </Link>
         </View>
       )}

@@ -1,8 +1,10 @@
-import { Alert, Button, CloseButton, Flex, Heading, IconRefreshLine, IconResetLine, Spinner, Text, View } from '@instructure/ui';
+import { Button, CloseButton, Flex, Heading, IconRefreshLine, IconResetLine, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
-import { getLiveRegion } from '../../lib/live-region';
+import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
 import { PasswordReveal } from '../teacher/PasswordReveal';
 import type { AdminAssessment } from './model';
@@ -10,12 +12,9 @@ import type { AdminAssessment } from './model';
 type Outcome = { variant: 'success' | 'error'; text: string };
 type Action = 'regenerateCode' | 'resetExitPassword' | 'resetDefaults';
 
-const FAILURE_HINT: Partial<Record<string, string>> = {
-  EXB_NOT_ENABLED: 'Require the exam browser for this quiz first; it then gets an access code.',
-};
-
 /** The less frequent changes of one assessment, in a panel below the table: passwords, access code, policy resets. */
 export function AssessmentActions({ courseId, assessment, onClose }: { courseId: string; assessment: AdminAssessment; onClose: () => void }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -29,13 +28,14 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
       setOutcome(null);
       setRunning(action);
     },
-    onSuccess: (result: { message: string }) => {
-      setOutcome({ variant: 'success', text: result.message });
+    // The answer's message is the API's, in English; the page says the same in its own words.
+    onSuccess: () => {
+      setOutcome({ variant: 'success', text: t(`actions.done.${action}`) });
       void queryClient.invalidateQueries({ queryKey: trpc.admin.pathKey() });
     },
     onError: (error: unknown) => {
       const refusal = readServerError(error);
-      setOutcome({ variant: 'error', text: `${refusal.message} ${FAILURE_HINT[refusal.errorCode ?? ''] ?? ''}`.trim() });
+      setOutcome({ variant: 'error', text: refusal.errorCode === ErrorCodes.EXB_NOT_ENABLED ? t('actions.notEnabled', { reason: refusal.message }) : refusal.message });
     },
     onSettled: () => setRunning(null),
   });
@@ -55,41 +55,33 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
             {assessment.title}
           </Heading>
         </FocusTarget>
-        <CloseButton screenReaderLabel={`Close the actions of ${assessment.title}`} onClick={onClose} size="small" />
+        <CloseButton screenReaderLabel={t('actions.close', { title: assessment.title })} onClick={onClose} size="small" />
       </Flex>
       <View as="div" margin="0 0 medium">
         <PasswordReveal subject={assessment.title} reveal={() => client.admin.assessments.revealPasswords.mutate(input)} />
         <Text as="p" size="small" color="secondary">
-          Shows the start and exit passwords, and the access code as the LMS holds it now.
+          {t('actions.revealHint')}
         </Text>
       </View>
       <Flex gap="small" wrap="wrap" alignItems="center">
         <Button renderIcon={<IconRefreshLine />} onClick={() => run(regenerate)}>
-          New access code
+          {t('actions.regenerateCode')}
         </Button>
         <Button renderIcon={<IconResetLine />} onClick={() => run(resetExit)}>
-          Use the course exit password
+          {t('actions.resetExitPassword')}
         </Button>
         <Button renderIcon={<IconResetLine />} onClick={() => run(resetDefaults)}>
-          Reset to course defaults
+          {t('actions.resetDefaults')}
         </Button>
-        {running !== null && <Spinner renderTitle="Saving the change" size="x-small" />}
+        {running !== null && <Spinner renderTitle={t('actions.saving')} size="x-small" />}
       </Flex>
       <Text as="p" size="small" color="secondary">
-        A new access code stops the old one at once; students who already downloaded a configuration download it again. The resets
-        keep the exam browser requirement and the access code.
+        {t('actions.hint')}
       </Text>
       {outcome !== null && (
-        <Alert
-          variant={outcome.variant}
-          variantScreenReaderLabel={outcome.variant === 'success' ? 'Success,' : 'Error,'}
-          hasShadow={false}
-          margin="small 0 0"
-          liveRegion={getLiveRegion}
-          liveRegionPoliteness={outcome.variant === 'success' ? 'polite' : 'assertive'}
-        >
+        <StatusAlert variant={outcome.variant} margin="small 0 0" live={outcome.variant === 'success' ? 'polite' : 'assertive'}>
           {outcome.text}
-        </Alert>
+        </StatusAlert>
       )}
     </View>
   );

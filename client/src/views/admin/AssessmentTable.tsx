@@ -1,25 +1,27 @@
-import { Button, Flex, Heading, Pill, ScreenReaderContent, Table, Text, View } from '@instructure/ui';
+import { Button, Flex, Heading, Pill, ScreenReaderContent, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
-import { useMediaQuery } from '../../lib/use-media-query';
+import { useTranslation } from 'react-i18next';
+import { DataTable, type TableColumn } from '../../components/DataTable';
 import { EnforcementSwitch } from './EnforcementSwitch';
-import { CONTENT_TYPE_LABEL, type AdminAssessment, type CourseDetail } from './model';
+import type { AdminAssessment, CourseDetail } from './model';
 
 /** The badges of an assessment's state, in the words an administrator reads at a glance. */
 function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
+  const { t } = useTranslation('admin');
   const badges: ReactNode[] = [];
-  if (assessment.exbRequired && assessment.enabled && assessment.hasAccessCode) badges.push(<Pill key="on" color="success">Required</Pill>);
-  else if (assessment.exbRequired && !assessment.hasAccessCode) badges.push(<Pill key="code" color="danger">Access code missing</Pill>);
-  else if (assessment.exbRequired !== assessment.enabled) badges.push(<Pill key="pending" color="warning">Change pending</Pill>);
+  if (assessment.exbRequired && assessment.enabled && assessment.hasAccessCode) badges.push(<Pill key="on" color="success">{t('status.required')}</Pill>);
+  else if (assessment.exbRequired && !assessment.hasAccessCode) badges.push(<Pill key="code" color="danger">{t('status.codeMissing')}</Pill>);
+  else if (assessment.exbRequired !== assessment.enabled) badges.push(<Pill key="pending" color="warning">{t('status.pending')}</Pill>);
   if (assessment.verificationStatus === 'missing' || assessment.verificationStatus === 'stale') {
-    badges.push(<Pill key="verify" color="danger">Check in the LMS</Pill>);
+    badges.push(<Pill key="verify" color="danger">{t('status.verify')}</Pill>);
   }
-  if (assessment.exbRequired && !assessment.hasQuitPassword) badges.push(<Pill key="exit" color="danger">No exit password</Pill>);
-  if (!assessment.usesCourseDefaults) badges.push(<Pill key="own" color="info">Own settings</Pill>);
-  if (!assessment.discovered) badges.push(<Pill key="gone">Not in the LMS</Pill>);
+  if (assessment.exbRequired && !assessment.hasQuitPassword) badges.push(<Pill key="exit" color="danger">{t('status.noExitPassword')}</Pill>);
+  if (!assessment.usesCourseDefaults) badges.push(<Pill key="own" color="info">{t('status.ownSettings')}</Pill>);
+  if (!assessment.discovered) badges.push(<Pill key="gone">{t('status.notInLms')}</Pill>);
   if (badges.length === 0) {
     return (
       <Text size="small" color="secondary">
-        Not required
+        {t('status.notRequired')}
       </Text>
     );
   }
@@ -30,63 +32,57 @@ function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
   );
 }
 
-export function AssessmentTable({
-  course,
-  onManage,
-  registerActionButton,
-}: {
+/** The quiz's title, and whether students see it yet. */
+function QuizTitle({ assessment }: { assessment: AdminAssessment }) {
+  const { t } = useTranslation('admin');
+  return (
+    <>
+      <Text weight="bold">{assessment.title}</Text>
+      {!assessment.published && (
+        <Text as="div" size="small" color="secondary">
+          {t('quizzes.unpublished')}
+        </Text>
+      )}
+    </>
+  );
+}
+
+interface AssessmentTableProps {
   course: CourseDetail;
   onManage: (id: string) => void;
   registerActionButton: (id: string, element: HTMLElement | null) => void;
-}) {
-  const narrow = useMediaQuery('(max-width: 44rem)');
+}
+
+export function AssessmentTable({ course, onManage, registerActionButton }: AssessmentTableProps) {
+  const { t } = useTranslation('admin');
+  const columns: TableColumn<AdminAssessment>[] = [
+    { id: 'quiz', header: t('quizzes.column.quiz'), rowHeader: true, render: (assessment) => <QuizTitle assessment={assessment} /> },
+    { id: 'type', header: t('quizzes.column.type'), render: (assessment) => t(`contentType.${assessment.contentType}`) },
+    { id: 'exb', header: t('quizzes.column.exb'), render: (assessment) => <EnforcementSwitch courseId={course.id} assessment={assessment} /> },
+    { id: 'state', header: t('quizzes.column.status'), render: (assessment) => <StatusBadges assessment={assessment} /> },
+    {
+      id: 'actions',
+      header: t('quizzes.column.actions'),
+      headerHidden: true,
+      textAlign: 'end',
+      render: (assessment) => (
+        <Button
+          size="small"
+          onClick={() => onManage(assessment.id)}
+          elementRef={(element) => registerActionButton(assessment.id, element instanceof HTMLElement ? element : null)}
+        >
+          {t('quizzes.manage')}
+          <ScreenReaderContent> {t('quizzes.manageOf', { title: assessment.title })}</ScreenReaderContent>
+        </Button>
+      ),
+    },
+  ];
   return (
     <View as="div">
       <Heading level="h3" margin="0 0 small">
-        Quizzes
+        {t('quizzes.heading')}
       </Heading>
-      <Table caption={`Quizzes of ${course.name}`} layout={narrow ? 'stacked' : 'auto'} hover>
-        <Table.Head>
-          <Table.Row>
-            <Table.ColHeader id="quiz">Quiz</Table.ColHeader>
-            <Table.ColHeader id="type">Type</Table.ColHeader>
-            <Table.ColHeader id="exb">Exam browser</Table.ColHeader>
-            <Table.ColHeader id="state">Status</Table.ColHeader>
-            <Table.ColHeader id="actions">{narrow ? null : <ScreenReaderContent>Actions</ScreenReaderContent>}</Table.ColHeader>
-          </Table.Row>
-        </Table.Head>
-        <Table.Body>
-          {course.assessments.map((assessment) => (
-            <Table.Row key={assessment.id}>
-              <Table.RowHeader>
-                <Text weight="bold">{assessment.title}</Text>
-                {!assessment.published && (
-                  <Text as="div" size="small" color="secondary">
-                    Unpublished
-                  </Text>
-                )}
-              </Table.RowHeader>
-              <Table.Cell>{CONTENT_TYPE_LABEL[assessment.contentType]}</Table.Cell>
-              <Table.Cell>
-                <EnforcementSwitch courseId={course.id} assessment={assessment} />
-              </Table.Cell>
-              <Table.Cell>
-                <StatusBadges assessment={assessment} />
-              </Table.Cell>
-              <Table.Cell textAlign="end">
-                <Button
-                  size="small"
-                  onClick={() => onManage(assessment.id)}
-                  elementRef={(element) => registerActionButton(assessment.id, element instanceof HTMLElement ? element : null)}
-                >
-                  Passwords and codes
-                  <ScreenReaderContent> of {assessment.title}</ScreenReaderContent>
-                </Button>
-              </Table.Cell>
-            </Table.Row>
-          ))}
-        </Table.Body>
-      </Table>
+      <DataTable caption={t('quizzes.caption', { course: course.name })} columns={columns} rows={course.assessments} rowKey={(assessment) => assessment.id} hover />
     </View>
   );
 }

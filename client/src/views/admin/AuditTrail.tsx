@@ -1,9 +1,15 @@
-import { Alert, Button, Flex, Heading, Link, SimpleSelect, Spinner, Table, Text, TextInput, View } from '@instructure/ui';
+import { Button, Flex, Heading, Link, SimpleSelect, Spinner, Text, TextInput, View } from '@instructure/ui';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import { CursorPager, useCursorPages } from '../../components/CursorPager';
+import { DataTable, type TableColumn } from '../../components/DataTable';
+import { StatusAlert } from '../../components/StatusAlert';
 import { AUDIT_ACTION_LABEL, auditActionLabel, auditActorLabel, AUDIT_OUTCOME_LABEL, formatTime } from '../../lib/audit-labels';
-import { readServerError, useTRPC } from '../../lib/trpc';
-import { useMediaQuery } from '../../lib/use-media-query';
+import { readServerError, useTRPC, type RouterOutputs } from '../../lib/trpc';
+import { pagerLabels } from './pager';
+
+type AuditEntry = RouterOutputs['admin']['audit']['list']['entries'][number];
 
 /** The filters as the form holds them: dates as the date inputs give them (`YYYY-MM-DD`, local days). */
 interface FilterForm {
@@ -15,21 +21,13 @@ interface FilterForm {
 }
 
 const EMPTY: FilterForm = { courseId: '', userId: '', action: '', from: '', to: '' };
-const ACTION_AREAS: [string, string][] = [
-  ['', 'All actions'],
-  ['enforcement.', 'Enforcement (any)'],
-  ['password.', 'Passwords (any)'],
-  ...Object.entries(AUDIT_ACTION_LABEL),
-];
+/** The CSV holds at most this many entries (the newest). */
+const CSV_LIMIT = 10_000;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 function validDay(value: string): boolean {
   return DAY.test(value) && !Number.isNaN(new Date(`${value}T00:00:00`).getTime());
-}
-
-function dayMessage(value: string) {
-  return value === '' || validDay(value) ? [] : [{ type: 'newError' as const, text: 'Write the day as YYYY-MM-DD.' }];
 }
 
 /** The filters as the server reads them (list input and CSV query alike): blanks left out, days as instants. */
@@ -46,42 +44,48 @@ function serverFilter(form: FilterForm): Record<string, string> {
 
 /** The account's audit trail: who changed what in enforcement and its secrets, filtered, paged and exported as CSV. */
 export function AuditTrail() {
+  const { t, i18n } = useTranslation('admin');
   const trpc = useTRPC();
-  const narrow = useMediaQuery('(max-width: 44rem)');
   const [form, setForm] = useState<FilterForm>(EMPTY);
   const [applied, setApplied] = useState<Record<string, string>>({});
-  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const pages = useCursorPages();
   const page = useQuery({
-    ...trpc.admin.audit.list.queryOptions({ ...applied, ...(cursor !== undefined ? { cursor } : {}) }),
+    ...trpc.admin.audit.list.queryOptions({ ...applied, ...(pages.cursor !== undefined ? { cursor: pages.cursor } : {}) }),
     placeholderData: keepPreviousData,
   });
   const set = (key: keyof FilterForm) => (_event: unknown, value: string) => setForm((current) => ({ ...current, [key]: value }));
+  const dayMessage = (value: string) => (value === '' || validDay(value) ? [] : [{ type: 'newError' as const, text: t('audit.dayFormat') }]);
   const apply = (event: FormEvent) => {
     event.preventDefault();
     if ((form.from !== '' && !validDay(form.from)) || (form.to !== '' && !validDay(form.to))) return;
     setApplied(serverFilter(form));
-    setCursors([undefined]);
+    pages.reset();
   };
   const csvHref = `/api/admin/audit.csv?${new URLSearchParams(applied).toString()}`;
+  const actions: [string, string][] = [
+    ['', t('audit.allActions')],
+    ['enforcement.', t('audit.anyEnforcement')],
+    ['password.', t('audit.anyPassword')],
+    ...Object.entries(AUDIT_ACTION_LABEL),
+  ];
 
   return (
     <View as="section" display="block" aria-labelledby="audit-heading">
       <Heading level="h2" id="audit-heading" margin="0 0 small">
-        Audit trail
+        {t('audit.heading')}
       </Heading>
-      <Text as="p">Every change to enforcement, passwords and access codes in the connected courses, newest first. Secrets are never recorded.</Text>
-      <form onSubmit={apply} aria-label="Filter the audit trail">
+      <Text as="p">{t('audit.intro')}</Text>
+      <form onSubmit={apply} aria-label={t('audit.filterForm')}>
         <Flex gap="small" wrap="wrap" alignItems="end" margin="small 0">
           <Flex.Item size="9rem" shouldGrow shouldShrink>
-            <TextInput renderLabel="Course id" value={form.courseId} onChange={set('courseId')} inputMode="numeric" />
+            <TextInput renderLabel={t('audit.courseId')} value={form.courseId} onChange={set('courseId')} inputMode="numeric" />
           </Flex.Item>
           <Flex.Item size="9rem" shouldGrow shouldShrink>
-            <TextInput renderLabel="LMS user id" value={form.userId} onChange={set('userId')} inputMode="numeric" />
+            <TextInput renderLabel={t('audit.userId')} value={form.userId} onChange={set('userId')} inputMode="numeric" />
           </Flex.Item>
           <Flex.Item size="14rem" shouldGrow shouldShrink>
-            <SimpleSelect renderLabel="Action" value={form.action} onChange={(_event, { value }) => setForm((current) => ({ ...current, action: String(value ?? '') }))}>
-              {ACTION_AREAS.map(([value, label]) => (
+            <SimpleSelect renderLabel={t('audit.action')} value={form.action} onChange={(_event, { value }) => setForm((current) => ({ ...current, action: String(value ?? '') }))}>
+              {actions.map(([value, label]) => (
                 <SimpleSelect.Option key={value || 'all'} id={`audit-action-${value || 'all'}`} value={value}>
                   {label}
                 </SimpleSelect.Option>
@@ -89,65 +93,48 @@ export function AuditTrail() {
             </SimpleSelect>
           </Flex.Item>
           <Flex.Item size="10rem" shouldGrow shouldShrink>
-            <TextInput renderLabel="From (day)" placeholder="YYYY-MM-DD" value={form.from} onChange={set('from')} messages={dayMessage(form.from)} />
+            <TextInput renderLabel={t('audit.from')} placeholder={t('audit.dayPlaceholder')} value={form.from} onChange={set('from')} messages={dayMessage(form.from)} />
           </Flex.Item>
           <Flex.Item size="10rem" shouldGrow shouldShrink>
-            <TextInput renderLabel="To (day, included)" placeholder="YYYY-MM-DD" value={form.to} onChange={set('to')} messages={dayMessage(form.to)} />
+            <TextInput renderLabel={t('audit.to')} placeholder={t('audit.dayPlaceholder')} value={form.to} onChange={set('to')} messages={dayMessage(form.to)} />
           </Flex.Item>
           <Button type="submit" color="primary">
-            Filter
+            {t('audit.filter')}
           </Button>
         </Flex>
       </form>
       <View as="div" margin="0 0 small">
         <Link href={csvHref} download>
-          Download as CSV (these filters, up to 10,000 newest entries)
+          {t('audit.csv', { limit: CSV_LIMIT.toLocaleString(i18n.language) })}
         </Link>
       </View>
-      {page.isError && (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-          The audit trail could not be loaded: {readServerError(page.error).message}
-        </Alert>
-      )}
+      {page.isError && <StatusAlert>{t('audit.loadFailed', { reason: readServerError(page.error).message })}</StatusAlert>}
       {page.data === undefined ? (
-        !page.isError && <Spinner renderTitle="Loading the audit trail" size="small" />
+        !page.isError && <Spinner renderTitle={t('audit.loading')} size="small" />
       ) : page.data.entries.length === 0 ? (
         <Text as="p" color="secondary">
-          No entries match these filters.
+          {t('audit.none')}
         </Text>
       ) : (
-        <Table caption="Audit trail entries, newest first" layout={narrow ? 'stacked' : 'auto'}>
-          <Table.Head>
-            <Table.Row>
-              <Table.ColHeader id="audit-when">When</Table.ColHeader>
-              <Table.ColHeader id="audit-what">What</Table.ColHeader>
-              <Table.ColHeader id="audit-who">Who</Table.ColHeader>
-              <Table.ColHeader id="audit-where">Course and assessment</Table.ColHeader>
-              <Table.ColHeader id="audit-outcome">Outcome</Table.ColHeader>
-            </Table.Row>
-          </Table.Head>
-          <Table.Body>
-            {page.data.entries.map((entry) => (
-              <Table.Row key={entry.id}>
-                <Table.Cell>{formatTime(entry.occurredAt)}</Table.Cell>
-                <Table.Cell>{auditActionLabel(entry.action)}</Table.Cell>
-                <Table.Cell>{auditActorLabel(entry.actor)}</Table.Cell>
-                <Table.Cell>
-                  {entry.courseId ?? '—'}
-                  {entry.contentId !== null && ` · ${entry.contentId}`}
-                </Table.Cell>
-                <Table.Cell>{AUDIT_OUTCOME_LABEL[entry.outcome] ?? entry.outcome}</Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table>
+        <AuditTable entries={page.data.entries} />
       )}
-      <Flex gap="small" margin="small 0 0">
-        {cursors.length > 1 && <Button onClick={() => setCursors((list) => list.slice(0, -1))}>Newer entries</Button>}
-        {page.data?.nextCursor != null && (
-          <Button onClick={() => setCursors((list) => [...list, page.data!.nextCursor ?? undefined])}>Older entries</Button>
-        )}
-      </Flex>
+      <CursorPager pages={pages} nextCursor={page.data?.nextCursor} labels={pagerLabels(t('audit.pages'), 'entries')} margin="small 0 0" />
     </View>
   );
+}
+
+function AuditTable({ entries }: { entries: readonly AuditEntry[] }) {
+  const { t } = useTranslation('admin');
+  const columns: TableColumn<AuditEntry>[] = [
+    { id: 'audit-when', header: t('audit.column.when'), render: (entry) => formatTime(entry.occurredAt) },
+    { id: 'audit-what', header: t('audit.column.what'), render: (entry) => auditActionLabel(entry.action) },
+    { id: 'audit-who', header: t('audit.column.who'), render: (entry) => auditActorLabel(entry.actor) },
+    {
+      id: 'audit-where',
+      header: t('audit.column.where'),
+      render: (entry) => [entry.courseId ?? '—', entry.contentId].filter((part) => part !== null).join(' · '),
+    },
+    { id: 'audit-outcome', header: t('audit.column.outcome'), render: (entry) => AUDIT_OUTCOME_LABEL[entry.outcome] ?? entry.outcome },
+  ];
+  return <DataTable caption={t('audit.caption')} columns={columns} rows={entries} rowKey={(entry) => entry.id} />;
 }

@@ -1,8 +1,11 @@
-import { Alert, Button, Flex, Heading, IconArrowOpenStartLine, IconRefreshLine, Spinner, Text, View } from '@instructure/ui';
+import { Button, Flex, Heading, IconArrowOpenStartLine, IconRefreshLine, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
-import { getLiveRegion } from '../../lib/live-region';
+import { EmptyState, QueryState } from '../../components/QueryState';
+import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { AssessmentActions } from './AssessmentActions';
 import { AssessmentTable } from './AssessmentTable';
@@ -14,6 +17,7 @@ type Outcome = { variant: 'success' | 'error'; text: string };
 
 /** One connected course: its quizzes with their enforcement, the course passwords, and the refresh from the LMS. */
 export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: string; fallbackName: string; onBack: () => void }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const course = useQuery(trpc.admin.courses.get.queryOptions({ courseId }));
@@ -29,10 +33,10 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
     trpc.admin.courses.refresh.mutationOptions({
       onMutate: () => setOutcome(null),
       onSuccess: (result) => {
-        setOutcome({ variant: 'success', text: `Found ${result.assessmentCount} quiz${result.assessmentCount === 1 ? '' : 'zes'} in the LMS.` });
+        setOutcome({ variant: 'success', text: t('course.found', { count: result.assessmentCount }) });
         void queryClient.invalidateQueries({ queryKey: trpc.admin.pathKey() });
       },
-      onError: (error) => setOutcome({ variant: 'error', text: `${readServerError(error).message} The quiz list was not changed.` }),
+      onError: (error) => setOutcome({ variant: 'error', text: t('course.refreshFailed', { reason: readServerError(error).message }) }),
     }),
   );
 
@@ -47,7 +51,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
   return (
     <View as="section" display="block" aria-labelledby="course-heading">
       <Button renderIcon={<IconArrowOpenStartLine />} onClick={onBack} margin="0 0 small">
-        All courses
+        {t('course.back')}
       </Button>
       <FocusTarget focusRef={(element) => void (heading.current = element)}>
         <Heading level="h2" id="course-heading" margin="0 0 xx-small">
@@ -56,10 +60,14 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
       </FocusTarget>
       {course.data !== undefined && (
         <Text as="p" size="small" color="secondary">
-          {[course.data.course.courseCode, course.data.course.termName, `refreshed ${relativeTime(course.data.course.lastRefreshedAt)}`]
+          {[
+            course.data.course.courseCode,
+            course.data.course.termName,
+            t('course.refreshed', { when: relativeTime(course.data.course.lastRefreshedAt) }),
+            course.data.course.setupCompleted ? null : t('course.setupNotFinished'),
+          ]
             .filter((part) => part)
             .join(' · ')}
-          {course.data.course.setupCompleted ? '' : ' · course setup not finished'}
         </Text>
       )}
       <Flex gap="small" alignItems="center" wrap="wrap" margin="small 0 medium">
@@ -70,68 +78,55 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
             if (!refresh.isPending) refresh.mutate({ courseId });
           }}
         >
-          Refresh from LMS
+          {t('course.refresh')}
         </Button>
-        {refresh.isPending && <Spinner renderTitle="Reading the quizzes from the LMS" size="x-small" />}
+        {refresh.isPending && <Spinner renderTitle={t('course.refreshing')} size="x-small" />}
         <Text size="small" color="secondary">
-          Reads the course’s classic and new quizzes from the LMS.
+          {t('course.refreshHint')}
         </Text>
       </Flex>
       {outcome !== null && (
-        <Alert
-          variant={outcome.variant}
-          variantScreenReaderLabel={outcome.variant === 'success' ? 'Success,' : 'Error,'}
-          hasShadow={false}
-          margin="0 0 medium"
-          liveRegion={getLiveRegion}
-          liveRegionPoliteness="polite"
-          renderCloseButtonLabel="Dismiss"
-          onDismiss={() => setOutcome(null)}
-        >
+        <StatusAlert variant={outcome.variant} margin="0 0 medium" live="polite" dismissLabel={t('dismiss')} onDismiss={() => setOutcome(null)}>
           {outcome.text}
-        </Alert>
+        </StatusAlert>
       )}
-      {course.isPending ? (
-        <View as="div" textAlign="center" padding="large">
-          <Spinner renderTitle="Loading the course" size="small" />
-        </View>
-      ) : course.isError ? (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-          {readServerError(course.error).errorCode === 'ADMIN_COURSE_NOT_CONNECTED'
-            ? 'This course is no longer connected. Go back to all courses and connect it again from the catalog.'
-            : `The course could not be loaded: ${readServerError(course.error).message} Try again in a moment.`}
-        </Alert>
-      ) : (
-        <>
-          <CoursePasswords key={resets} courseId={courseId} courseName={name} />
-          {course.data.course.assessments.length === 0 ? (
-            <View as="div" padding="medium" borderWidth="small" borderRadius="medium" textAlign="center">
-              <Text as="p">No quizzes are listed for this course yet.</Text>
-              <Text as="p" color="secondary">
-                Choose “Refresh from LMS” to read its classic and new quizzes.
-              </Text>
-            </View>
-          ) : (
-            <AssessmentTable
-              course={course.data.course}
-              onManage={setManaging}
-              registerActionButton={(id, element) => {
-                if (element) actionButtons.current.set(id, element);
-                else actionButtons.current.delete(id);
+      <QueryState
+        query={course}
+        loading={t('course.loading')}
+        failed={(reason, error) => (readServerError(error).errorCode === ErrorCodes.ADMIN_COURSE_NOT_CONNECTED ? t('course.notConnected') : t('course.loadFailed', { reason }))}
+      >
+        {(data) => (
+          <>
+            <CoursePasswords key={resets} courseId={courseId} courseName={name} />
+            {data.course.assessments.length === 0 ? (
+              <EmptyState>
+                <Text as="p">{t('course.noQuizzes')}</Text>
+                <Text as="p" color="secondary">
+                  {t('course.noQuizzesHint')}
+                </Text>
+              </EmptyState>
+            ) : (
+              <AssessmentTable
+                course={data.course}
+                onManage={setManaging}
+                registerActionButton={(id, element) => {
+                  if (element) actionButtons.current.set(id, element);
+                  else actionButtons.current.delete(id);
+                }}
+              />
+            )}
+            {managed !== undefined && <AssessmentActions courseId={courseId} assessment={managed} onClose={closeActions} />}
+            <CourseReset
+              courseId={courseId}
+              courseName={name}
+              onChanged={() => {
+                setResets((count) => count + 1);
+                setOutcome(null);
               }}
             />
-          )}
-          {managed !== undefined && <AssessmentActions courseId={courseId} assessment={managed} onClose={closeActions} />}
-          <CourseReset
-            courseId={courseId}
-            courseName={name}
-            onChanged={() => {
-              setResets((count) => count + 1);
-              setOutcome(null);
-            }}
-          />
-        </>
-      )}
+          </>
+        )}
+      </QueryState>
     </View>
   );
 }

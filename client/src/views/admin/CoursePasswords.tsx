@@ -1,8 +1,10 @@
-import { Alert, Button, Flex, Heading, IconResetLine, Text, View } from '@instructure/ui';
+import { Button, Flex, Heading, IconResetLine, Text, View } from '@instructure/ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { CopyButton } from '../../components/CopyButton';
+import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
 import { PasswordReveal, useSecondsLeft } from '../teacher/PasswordReveal';
 
@@ -11,11 +13,12 @@ import { PasswordReveal, useSecondsLeft } from '../teacher/PasswordReveal';
  * a new random one (shown once, with the same countdown).
  */
 export function CoursePasswords({ courseId, courseName }: { courseId: string; courseName: string }) {
+  const { t } = useTranslation('admin');
   const client = useTRPCClient();
   return (
     <View as="section" display="block" margin="0 0 medium" aria-labelledby="course-passwords-heading">
       <Heading level="h3" id="course-passwords-heading" margin="0 0 x-small">
-        Course passwords
+        {t('passwords.heading')}
       </Heading>
       <Flex gap="small" wrap="wrap" alignItems="start">
         <PasswordReveal subject={courseName} reveal={() => client.admin.courses.revealPasswords.mutate({ courseId })} />
@@ -26,6 +29,7 @@ export function CoursePasswords({ courseId, courseName }: { courseId: string; co
 }
 
 function RotateExitPassword({ courseId }: { courseId: string }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
@@ -41,20 +45,20 @@ function RotateExitPassword({ courseId }: { courseId: string }) {
         setConfirming(false);
         if (result.passwords.exit.value !== null) {
           setShown({ value: result.passwords.exit.value, deadline: Date.now() + result.expiresInSeconds * 1000 });
-          announce(`A new exit password is set. It is shown for ${result.expiresInSeconds} seconds.`);
+          announce(t('passwords.rotated', { count: result.expiresInSeconds }));
         }
         void queryClient.invalidateQueries({ queryKey: trpc.admin.courses.get.queryKey({ courseId }) });
       },
-      onError: (failure) => setError(`${readServerError(failure).message} The exit password was not changed.`),
+      onError: (failure) => setError(t('passwords.rotateFailed', { reason: readServerError(failure).message })),
     }),
   );
 
   useEffect(() => {
     if (shown !== null && secondsLeft === 0) {
       setShown(null);
-      announce('The new exit password is hidden again.');
+      announce(t('passwords.hiddenAgain'));
     }
-  }, [shown, secondsLeft, announce]);
+  }, [shown, secondsLeft, announce, t]);
   useEffect(() => {
     if (confirming) confirmButton.current?.focus();
   }, [confirming]);
@@ -65,19 +69,19 @@ function RotateExitPassword({ courseId }: { courseId: string }) {
       {shown !== null ? (
         <View as="div" padding="small" borderWidth="small" borderRadius="medium" background="secondary">
           <Text as="div" weight="bold">
-            New exit password (hidden in {secondsLeft ?? 0} s)
+            {t('passwords.newShown', { seconds: secondsLeft ?? 0 })}
           </Text>
           <span className="exb-row exb-row--wrap">
             <code className="exb-value">{shown.value}</code>
-            <CopyButton value={shown.value} label="new exit password" />
+            <CopyButton value={shown.value} label={t('passwords.copyLabel')} />
           </span>
           <Text as="p" size="small" color="secondary">
-            Write it down now: it is shown only this once. Every quiz of the course without its own exit password uses it.
+            {t('passwords.writeDown')}
           </Text>
         </View>
       ) : confirming ? (
         <View as="div" padding="small" borderWidth="small" borderRadius="medium">
-          <Text as="p">Replace the course’s exit password with a new random one? Students already in an exam leave with the new one.</Text>
+          <Text as="p">{t('passwords.confirm')}</Text>
           <Flex gap="small">
             <Button
               color="danger"
@@ -86,21 +90,17 @@ function RotateExitPassword({ courseId }: { courseId: string }) {
                 if (!rotate.isPending) rotate.mutate({ courseId });
               }}
             >
-              {rotate.isPending ? 'Replacing…' : 'Replace exit password'}
+              {rotate.isPending ? t('passwords.replacing') : t('passwords.replace')}
             </Button>
-            <Button onClick={() => setConfirming(false)}>Cancel</Button>
+            <Button onClick={() => setConfirming(false)}>{t('cancel')}</Button>
           </Flex>
         </View>
       ) : (
         <Button renderIcon={<IconResetLine />} onClick={() => setConfirming(true)}>
-          New exit password
+          {t('passwords.rotate')}
         </Button>
       )}
-      {error !== null && (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="small 0 0">
-          {error}
-        </Alert>
-      )}
+      {error !== null && <StatusAlert margin="small 0 0">{error}</StatusAlert>}
     </View>
   );
 }

@@ -1,47 +1,33 @@
 import { Button, Flex, Spinner, TextArea, View } from '@instructure/ui';
-import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ADMIN_CONNECT_MAX_COURSES, parseCourseIdInput } from '@exb/shared/admin-courses.js';
-import { readServerError, useTRPC } from '../../lib/trpc';
-import { ConnectResults } from './ConnectResults';
-import type { ConnectOutcome } from './model';
+import { ConnectResults, useConnectCourses } from './ConnectResults';
 
 /** Connects courses named by pasted ids or course addresses, in any mix of separators. */
 export function PasteConnect({ lmsOrigin, onConnected }: { lmsOrigin: string | undefined; onConnected: () => void }) {
-  const trpc = useTRPC();
+  const { t } = useTranslation('admin');
   const [text, setText] = useState('');
-  const [outcome, setOutcome] = useState<ConnectOutcome | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { connect, outcome, failure } = useConnectCourses(onConnected);
   const parsed = parseCourseIdInput(text, lmsOrigin);
   const count = parsed.courseIds.length;
   const tooMany = count > ADMIN_CONNECT_MAX_COURSES;
-  const connect = useMutation(
-    trpc.admin.courses.connect.mutationOptions({
-      onMutate: () => {
-        setError(null);
-        setOutcome(null);
-      },
-      onSuccess: (result) => {
-        setOutcome(result);
-        onConnected();
-      },
-      onError: (failure) => setError(readServerError(failure).message),
-    }),
-  );
 
   const hint = tooMany
-    ? `${count} courses recognized: connect at most ${ADMIN_CONNECT_MAX_COURSES} at a time.`
+    ? t('paste.tooMany', { count, max: ADMIN_CONNECT_MAX_COURSES })
     : text.trim() === ''
-      ? 'Course ids or course addresses from the LMS, separated by spaces, commas or new lines.'
-      : `${count} course${count === 1 ? '' : 's'} recognized${parsed.unrecognized.length > 0 ? `; not recognized: ${parsed.unrecognized.join(', ')}` : ''}.`;
+      ? t('paste.hint')
+      : parsed.unrecognized.length > 0
+        ? t('paste.recognizedSome', { count, entries: parsed.unrecognized.join(', ') })
+        : t('paste.recognized', { count });
   const messages = [
-    ...(error !== null ? [{ type: 'newError' as const, text: error }] : []),
+    ...(failure !== null ? [{ type: 'newError' as const, text: failure }] : []),
     { type: tooMany ? ('newError' as const) : ('hint' as const), text: hint },
   ];
 
   return (
     <View as="div">
-      <TextArea label="Course ids or course addresses" value={text} onChange={(event) => setText(event.target.value)} height="5rem" messages={messages} />
+      <TextArea label={t('paste.label')} value={text} onChange={(event) => setText(event.target.value)} height="5rem" messages={messages} />
       <Flex gap="small" alignItems="center" margin="small 0 0">
         <Button
           color="primary"
@@ -50,9 +36,9 @@ export function PasteConnect({ lmsOrigin, onConnected }: { lmsOrigin: string | u
             if (!connect.isPending) connect.mutate({ input: text });
           }}
         >
-          {connect.isPending ? 'Connecting…' : `Connect ${count === 0 ? '' : `${count} `}course${count === 1 ? '' : 's'}`}
+          {connect.isPending ? t('connect.connecting') : count === 0 ? t('paste.connectNone') : t('paste.connect', { count })}
         </Button>
-        {connect.isPending && <Spinner renderTitle="Connecting the courses in the LMS" size="x-small" />}
+        {connect.isPending && <Spinner renderTitle={t('paste.connecting')} size="x-small" />}
       </Flex>
       {outcome !== null && <ConnectResults outcome={outcome} names={new Map()} />}
     </View>

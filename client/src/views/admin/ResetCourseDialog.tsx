@@ -1,6 +1,7 @@
 import { Button, CloseButton, Heading, Modal, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useTRPC } from '../../lib/trpc';
 import { ResetOutcomePanel } from './ResetOutcomePanel';
 import { ResetPreviewPanel } from './ResetPreviewPanel';
@@ -19,6 +20,7 @@ interface ResetCourseDialogProps {
 }
 
 export function ResetCourseDialog({ courseId, courseName, onClose, onChanged }: ResetCourseDialogProps) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [typed, setTyped] = useState('');
@@ -51,18 +53,18 @@ export function ResetCourseDialog({ courseId, courseName, onClose, onChanged }: 
   };
 
   return (
-    <Modal open onDismiss={close} size="medium" label={`Reset ${courseName}`} shouldCloseOnDocumentClick={false}>
+    <Modal open onDismiss={close} size="medium" label={t('reset.dialogTitle', { course: courseName })} shouldCloseOnDocumentClick={false}>
       <Modal.Header>
-        {!reset.isPending && <CloseButton placement="end" offset="small" onClick={close} screenReaderLabel="Close the dialog" />}
-        <Heading level="h2">Reset {courseName}</Heading>
+        {!reset.isPending && <CloseButton placement="end" offset="small" onClick={close} screenReaderLabel={t('reset.closeDialog')} />}
+        <Heading level="h2">{t('reset.dialogTitle', { course: courseName })}</Heading>
       </Modal.Header>
       <Modal.Body>
         {outcome !== null ? (
           <ResetOutcomePanel courseId={courseId} courseName={courseName} outcome={outcome} />
         ) : reset.isPending ? (
           <View as="div" textAlign="center" padding="medium" role="status">
-            <Spinner renderTitle="Resetting the course" size="medium" />
-            <Text as="p">Removing the access codes in the LMS, then clearing the course. Keep this window open.</Text>
+            <Spinner renderTitle={t('reset.running')} size="medium" />
+            <Text as="p">{t('reset.runningHint')}</Text>
           </View>
         ) : (
           <ResetPreviewPanel courseId={courseId} preview={preview} typed={typed} onType={setTyped} />
@@ -71,12 +73,12 @@ export function ResetCourseDialog({ courseId, courseName, onClose, onChanged }: 
       <Modal.Footer>
         {outcome !== null ? (
           <Button color="primary" onClick={close}>
-            {outcome.kind === 'done' ? 'Done' : 'Close'}
+            {outcome.kind === 'done' ? t('reset.done') : t('close')}
           </Button>
         ) : (
           <>
             <Button onClick={close} interaction={reset.isPending ? 'disabled' : 'enabled'} margin="0 x-small 0 0">
-              Cancel
+              {t('cancel')}
             </Button>
             <Button
               color="danger"
@@ -85,7 +87,7 @@ export function ResetCourseDialog({ courseId, courseName, onClose, onChanged }: 
                 if (confirmed && !reset.isPending) reset.mutate({ courseId, confirmation: typed.trim() });
               }}
             >
-              {reset.isPending ? 'Resetting…' : 'Reset course'}
+              {reset.isPending ? t('reset.resetting') : t('reset.confirm')}
             </Button>
           </>
         )}

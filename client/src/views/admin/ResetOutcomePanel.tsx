@@ -1,62 +1,61 @@
-import { Alert, Button, Heading, List, Spinner, Text, View } from '@instructure/ui';
+import { Button, Heading, List, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
 import { FocusTarget } from '../../components/FocusTarget';
+import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
-import { CONTENT_TYPE_NAME, plural, type NamedAssessment, type ResetOutcome } from './reset-outcome';
+import { formatDateTime } from './model';
+import type { NamedAssessment, ResetOutcome } from './reset-outcome';
 
 export function AssessmentList({ assessments }: { assessments: readonly NamedAssessment[] }) {
+  const { t } = useTranslation('admin');
   return (
     <List margin="0 0 small">
       {assessments.map((assessment) => (
         <List.Item key={assessment.id}>
-          {assessment.title} <Text color="secondary">({CONTENT_TYPE_NAME[assessment.contentType]})</Text>
+          {assessment.title} <Text color="secondary">({t(`contentTypeName.${assessment.contentType}`)})</Text>
         </List.Item>
       ))}
     </List>
   );
 }
 
-const TITLE: Record<ResetOutcome['kind'], string> = {
-  done: 'Done',
-  'rolled-back': 'Rolled back, nothing lost',
-  refused: 'Not reset',
-  verify: 'Verification needed',
-};
-
 const VARIANT = { done: 'success', 'rolled-back': 'warning', refused: 'error', verify: 'error' } as const;
-const LABEL = { success: 'Success,', warning: 'Warning,', error: 'Error,' } as const;
 
 /** How the reset ended, said plainly; after an unclear end, the assessments to check and a refresh from the LMS. */
 export function ResetOutcomePanel({ courseId, courseName, outcome }: { courseId: string; courseName: string; outcome: ResetOutcome }) {
+  const { t } = useTranslation('admin');
   const heading = useRef<HTMLElement | null>(null);
   useEffect(() => heading.current?.focus(), [outcome]);
-  const variant = VARIANT[outcome.kind];
   return (
     <View as="div" role="status">
       <FocusTarget focusRef={(element) => void (heading.current = element)}>
         <Heading level="h3" margin="0 0 x-small">
-          {TITLE[outcome.kind]}
+          {t(`reset.outcome.${outcome.kind}`)}
         </Heading>
       </FocusTarget>
-      <Alert variant={variant} variantScreenReaderLabel={LABEL[variant]} hasShadow={false} margin="0 0 small">
+      <StatusAlert variant={VARIANT[outcome.kind]} margin="0 0 small">
         {outcome.kind === 'done' ? (
           <>
             <Text as="p">
-              {courseName} is reset: {plural(outcome.result.assessmentsCleared, 'quiz', 'quizzes')} cleared,{' '}
-              {plural(outcome.result.accessCodesRemoved, 'access code')} removed in the LMS.
+              {t('reset.doneSummary', {
+                course: courseName,
+                quizzes: t('reset.quizCount', { count: outcome.result.assessmentsCleared }),
+                codes: t('reset.codeCount', { count: outcome.result.accessCodesRemoved }),
+              })}
             </Text>
             <Text as="p" size="small">
-              Receipt {outcome.result.receipt.id}, {new Date(outcome.result.receipt.resetAt).toLocaleString()}.
+              {t('reset.receipt', { id: outcome.result.receipt.id, at: formatDateTime(outcome.result.receipt.resetAt) })}
             </Text>
           </>
         ) : (
           <Text as="p">{outcome.message}</Text>
         )}
-      </Alert>
+      </StatusAlert>
       {outcome.kind !== 'done' && outcome.assessments.length > 0 && (
         <>
-          <Text as="p">{outcome.kind === 'verify' ? 'Check these quizzes in the LMS:' : 'The quizzes concerned:'}</Text>
+          <Text as="p">{outcome.kind === 'verify' ? t('reset.checkThese') : t('reset.concerned')}</Text>
           <AssessmentList assessments={outcome.assessments} />
         </>
       )}
@@ -67,6 +66,7 @@ export function ResetOutcomePanel({ courseId, courseName, outcome }: { courseId:
 
 /** Reads the course again from the LMS, so what the tool shows is what the LMS holds now. */
 function RefreshCourse({ courseId }: { courseId: string }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const refresh = useMutation(
@@ -81,13 +81,15 @@ function RefreshCourse({ courseId }: { courseId: string }) {
           if (!refresh.isPending) refresh.mutate({ courseId });
         }}
       >
-        Refresh the course from the LMS
+        {t('reset.refresh')}
       </Button>
-      {refresh.isPending && <Spinner renderTitle="Reading the course from the LMS" size="x-small" margin="0 0 0 small" />}
+      {refresh.isPending && <Spinner renderTitle={t('reset.refreshing')} size="x-small" margin="0 0 0 small" />}
       {refresh.isSuccess && (
         <Text as="p" size="small">
-          Refreshed: the LMS lists {plural(refresh.data.assessmentCount, 'quiz', 'quizzes')}; {refresh.data.assessments.filter((a) => a.exbRequired).length} require the
-          exam browser here.
+          {t('reset.refreshed', {
+            quizzes: t('reset.quizCount', { count: refresh.data.assessmentCount }),
+            count: refresh.data.assessments.filter((a) => a.exbRequired).length,
+          })}
         </Text>
       )}
       {refresh.isError && (

@@ -1,7 +1,9 @@
-import { Alert, Button, Heading, List, Spinner, Text, TextInput, View } from '@instructure/ui';
+import { Button, Heading, List, Spinner, Text, TextInput, View } from '@instructure/ui';
+import { Trans, useTranslation } from 'react-i18next';
+import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError } from '../../lib/trpc';
 import { AssessmentList } from './ResetOutcomePanel';
-import { failedOutcome, plural, type ResetPreview } from './reset-outcome';
+import { failedOutcome, type ResetPreview } from './reset-outcome';
 
 interface ResetPreviewPanelProps {
   courseId: string;
@@ -12,23 +14,24 @@ interface ResetPreviewPanelProps {
 
 /** What the reset will change, from its read-only preflight, and the field where the course id is typed to confirm. */
 export function ResetPreviewPanel({ courseId, preview, typed, onType }: ResetPreviewPanelProps) {
+  const { t } = useTranslation('admin');
   if (preview.isPending) {
     return (
       <View as="div" textAlign="center" padding="medium">
-        <Spinner renderTitle="Reading the course’s quizzes and access codes from the LMS" size="small" />
+        <Spinner renderTitle={t('reset.previewLoading')} size="small" />
       </View>
     );
   }
   if (preview.data === undefined) {
     const problem = failedOutcome(preview.error);
     return (
-      <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-        <Text as="p">The reset cannot start: {readServerError(preview.error).message}</Text>
+      <StatusAlert>
+        <Text as="p">{t('reset.cannotStart', { reason: readServerError(preview.error).message })}</Text>
         {problem.assessments.length > 0 && <AssessmentList assessments={problem.assessments} />}
         <Button margin="small 0 0" onClick={() => void preview.refetch()}>
-          Check again
+          {t('reset.checkAgain')}
         </Button>
-      </Alert>
+      </StatusAlert>
     );
   }
   const { data } = preview;
@@ -37,37 +40,34 @@ export function ResetPreviewPanel({ courseId, preview, typed, onType }: ResetPre
   return (
     <View as="div">
       <Text as="p">
-        The reset removes the exam browser setup of <Text weight="bold">{data.courseName}</Text>, in the LMS and in this tool. It cannot be
-        undone.
+        {/* The name is an element of its own, never text parsed for markup. */}
+        <Trans t={t} i18nKey="reset.previewIntro" components={{ course: <Text weight="bold">{data.courseName}</Text> }} />
       </Text>
       <Heading level="h3" margin="small 0 xx-small">
-        In the LMS
+        {t('reset.inLms')}
       </Heading>
       {withCodes.length > 0 ? (
         <>
-          <Text as="p">
-            The access {withCodes.length === 1 ? 'code' : 'codes'} of {plural(withCodes.length, 'quiz', 'quizzes')} {withCodes.length === 1 ? 'is' : 'are'}{' '}
-            removed, so students can open {withCodes.length === 1 ? 'it' : 'them'} without the exam browser:
-          </Text>
+          <Text as="p">{t('reset.codesRemoved', { count: withCodes.length })}</Text>
           <AssessmentList assessments={withCodes} />
         </>
       ) : (
-        <Text as="p">This tool has set no access code in this course; nothing changes in the LMS.</Text>
+        <Text as="p">{t('reset.noCodes')}</Text>
       )}
       <Heading level="h3" margin="small 0 xx-small">
-        In this tool
+        {t('reset.inTool')}
       </Heading>
       <List margin="0 0 small">
-        <List.Item>{plural(data.assessmentsCleared, 'quiz', 'quizzes')} cleared: enforcement and quiz settings.</List.Item>
-        <List.Item>The course defaults, its exam tools and the school tools rolled out to it (the presets stay), and open student downloads.</List.Item>
-        <List.Item>Instructors’ and students’ LMS authorizations are kept.</List.Item>
+        <List.Item>{t('reset.quizzesCleared', { count: data.assessmentsCleared })}</List.Item>
+        <List.Item>{t('reset.defaultsCleared')}</List.Item>
+        <List.Item>{t('reset.authorizationsKept')}</List.Item>
       </List>
       <TextInput
-        renderLabel={`Type the course id, ${courseId}, to confirm`}
+        renderLabel={t('reset.typeId', { id: courseId })}
         value={typed}
         onChange={(_event, value) => onType(value)}
         autoComplete="off"
-        messages={mismatch ? [{ type: 'error', text: `That is not ${courseId}.` }] : undefined}
+        messages={mismatch ? [{ type: 'error', text: t('reset.notTheId', { id: courseId }) }] : undefined}
       />
     </View>
   );

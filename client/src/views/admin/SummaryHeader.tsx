@@ -1,50 +1,45 @@
-import { Alert, Heading, Metric, MetricGroup, ScreenReaderContent, Spinner, Text, View } from '@instructure/ui';
+import { Heading, Metric, MetricGroup, ScreenReaderContent, Text, View } from '@instructure/ui';
 import { useQuery } from '@tanstack/react-query';
-import { readServerError, useTRPC } from '../../lib/trpc';
+import { useTranslation } from 'react-i18next';
+import { QueryState } from '../../components/QueryState';
+import { StatusAlert } from '../../components/StatusAlert';
+import { useTRPC } from '../../lib/trpc';
 
 /** The account's totals at a glance, with a warning when the LMS does not let the administrator manage courses. */
 export function SummaryHeader() {
+  const { t, i18n } = useTranslation('admin');
   const trpc = useTRPC();
   const summary = useQuery(trpc.admin.summary.queryOptions());
-  if (summary.isPending) {
-    return (
-      <View as="div" padding="small" textAlign="center">
-        <Spinner renderTitle="Loading the account summary" size="x-small" />
-      </View>
-    );
-  }
-  if (summary.isError) {
-    return (
-      <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 medium">
-        The account summary could not be loaded: {readServerError(summary.error).message} Reload the page to try again.
-      </Alert>
-    );
-  }
-  const { summary: counts, permissions, operationalTerm } = summary.data;
+  const number = (value: number) => value.toLocaleString(i18n.language);
   return (
     <View as="section" display="block" margin="0 0 medium" aria-labelledby="summary-heading">
       <ScreenReaderContent>
         <Heading level="h2" id="summary-heading">
-          Account summary
+          {t('summary.heading')}
         </Heading>
       </ScreenReaderContent>
-      {!permissions.manage_courses && (
-        <Alert variant="warning" variantScreenReaderLabel="Warning," hasShadow={false} margin="0 0 small">
-          The LMS does not let your account manage courses. You can look around, but changes to quizzes may be refused; ask the
-          LMS administrator for the course management permission.
-        </Alert>
-      )}
-      <View as="div" padding="small" borderWidth="small" borderRadius="medium" background="secondary">
-        <MetricGroup>
-          <Metric renderLabel="Connected courses" renderValue={counts.courseCount} />
-          <Metric renderLabel="Courses set up" renderValue={counts.configuredCourseCount} />
-          <Metric renderLabel="Quizzes requiring the exam browser" renderValue={counts.enabledAssessmentCount} />
-          <Metric renderLabel="School tool presets" renderValue={counts.toolPresetCount} />
-        </MetricGroup>
-      </View>
-      <Text as="p" size="small" color="secondary">
-        Operational term: {operationalTerm?.name ?? 'none'}
-      </Text>
+      <QueryState query={summary} size="small" loading={t('summary.loading')} failed={(reason) => t('summary.failed', { reason })}>
+        {({ summary: counts, permissions, operationalTerm }) => (
+          <>
+            {!permissions.manage_courses && (
+              <StatusAlert variant="warning" margin="0 0 small">
+                {t('summary.cannotManage')}
+              </StatusAlert>
+            )}
+            <View as="div" padding="small" borderWidth="small" borderRadius="medium" background="secondary">
+              <MetricGroup>
+                <Metric renderLabel={t('summary.courses')} renderValue={number(counts.courseCount)} />
+                <Metric renderLabel={t('summary.configured')} renderValue={number(counts.configuredCourseCount)} />
+                <Metric renderLabel={t('summary.enforced')} renderValue={number(counts.enabledAssessmentCount)} />
+                <Metric renderLabel={t('summary.presets')} renderValue={number(counts.toolPresetCount)} />
+              </MetricGroup>
+            </View>
+            <Text as="p" size="small" color="secondary">
+              {t('summary.operationalTerm', { term: operationalTerm?.name ?? t('summary.noTerm') })}
+            </Text>
+          </>
+        )}
+      </QueryState>
     </View>
   );
 }

@@ -1,4 +1,5 @@
 import { retryLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCLink } from '@trpc/client';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { TRPC_PATH, type AppRouter } from '../../lib/trpc';
 
 /** The header administrator mutations carry their action token in (Document 2; `server/src/security/action-token.ts`). */
@@ -69,7 +70,7 @@ export function createActionTokenStore(initial: string | undefined, lifetimeSeco
       return retryLink<AppRouter>({
         retry: ({ op, error, attempts }) => {
           const code = error instanceof TRPCClientError ? (error.data as { errorCode?: unknown } | undefined)?.errorCode : undefined;
-          if (op.type !== 'mutation' || attempts > 1 || code !== 'INVALID_ACTION_TOKEN') return false;
+          if (op.type !== 'mutation' || attempts > 1 || code !== ErrorCodes.INVALID_ACTION_TOKEN) return false;
           void renew();
           return true;
         },

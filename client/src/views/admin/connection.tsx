@@ -1,8 +1,11 @@
-import { Alert, Heading, Spinner, Text, View } from '@instructure/ui';
+import { Heading, Spinner, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useSyncExternalStore, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
+import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import type { AuthorizationStore } from '../teacher/connection';
 
@@ -12,6 +15,7 @@ import type { AuthorizationStore } from '../teacher/connection';
  * does not confirm them. Any later answer that says the LMS no longer accepts the grant brings the prompt back.
  */
 export function AdminConnection({ store, authorizeUrl, children }: { store: AuthorizationStore; authorizeUrl: string; children: ReactNode }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const signal = useSyncExternalStore(store.subscribe, store.get);
@@ -27,28 +31,20 @@ export function AdminConnection({ store, authorizeUrl, children }: { store: Auth
     void queryClient.invalidateQueries();
   }, [store, queryClient]);
 
-  if (signal.sessionEnded) {
-    return (
-      <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-        Your session with the tool has ended. Open the tool again from the account navigation in the LMS to continue.
-      </Alert>
-    );
-  }
+  if (signal.sessionEnded) return <StatusAlert>{t('connection.sessionEnded')}</StatusAlert>;
   if (check.isPending) {
     return (
       <View as="div" textAlign="center" padding="large">
-        <Spinner renderTitle="Checking your authorization in the LMS" size="small" />
+        <Spinner renderTitle={t('connection.checking')} size="small" />
       </View>
     );
   }
   if (check.isError) {
     const refusal = readServerError(check.error);
     return (
-      <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-        {refusal.errorCode === 'ADMIN_NOT_CONFIRMED'
-          ? 'The LMS does not confirm you as an administrator of this root account. Open the tool from the root account’s navigation, or ask an administrator of the root account.'
-          : `Your authorization could not be checked: ${refusal.message}`}
-      </Alert>
+      <StatusAlert>
+        {refusal.errorCode === ErrorCodes.ADMIN_NOT_CONFIRMED ? t('connection.notConfirmed') : t('connection.checkFailed', { reason: refusal.message })}
+      </StatusAlert>
     );
   }
   if (check.data.authorized && !expired) return <>{children}</>;
@@ -56,16 +52,12 @@ export function AdminConnection({ store, authorizeUrl, children }: { store: Auth
     <View as="section" display="block" padding="medium" background="secondary" borderWidth="small" borderRadius="medium" aria-labelledby="connect-heading">
       <FocusTarget focusRef={(element) => void (heading.current = element)}>
         <Heading level="h2" id="connect-heading" margin="0 0 x-small">
-          {expired ? 'Authorize administrator access again' : 'Authorize administrator access'}
+          {expired ? t('connection.authorizeAgainHeading') : t('connection.authorizeHeading')}
         </Heading>
       </FocusTarget>
-      <Text as="p">
-        {expired
-          ? 'The LMS no longer accepts the tool’s authorization: it expired or was revoked. Authorize again to continue; nothing was changed.'
-          : 'The dashboard reads courses and quizzes across the account, which needs your administrator authorization in the LMS. You grant it once; the LMS keeps checking your account permissions on every change.'}
-      </Text>
+      <Text as="p">{expired ? t('connection.expired') : t('connection.why')}</Text>
       <AuthorizeButton startUrl={signal.reauthorizeUrl ?? authorizeUrl} onCompleted={onAuthorized}>
-        Authorize administrator access in the LMS
+        {t('connection.authorize')}
       </AuthorizeButton>
     </View>
   );

@@ -42,9 +42,3 @@ export function failedOutcome(error: unknown): FailedReset {
   const kind = details.data.outcome === 'verify-required' ? 'verify' : details.data.outcome;
   return { kind, message: refusal.message, assessments };
 }
-
-export const CONTENT_TYPE_NAME: Record<NamedAssessment['contentType'], string> = { CLASSIC_QUIZ: 'classic quiz', NEW_QUIZ: 'new quiz' };
-
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}

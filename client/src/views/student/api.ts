@@ -1,3 +1,4 @@
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { localPath } from '../../lib/launch';
 import { z } from '../../lib/zod';
 
@@ -71,11 +72,11 @@ export async function requestConfigGrant(grantUrl: string, actionToken: string, 
       : { kind: 'failed', message: 'The tool answered in an unexpected way. Reload the page, then try again.' };
   }
   const { code, message } = refusalOf(answer.body);
-  if (code === 'LMS_SESSION_AUTHORIZATION_REQUIRED') {
+  if (code === ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED) {
     const named = authorizationRefusalSchema.safeParse(answer.body);
     return { kind: 'authorization-required', authorizeUrl: named.success ? named.data.authorizeUrl : undefined };
   }
-  if (answer.status === 429 || code === 'RATE_LIMITED') {
+  if (answer.status === 429 || code === ErrorCodes.RATE_LIMITED) {
     return { kind: 'failed', message: 'Too many downloads in a short time. Wait a minute, then download again.' };
   }
   if (answer.status === 404) {
@@ -86,10 +87,10 @@ export async function requestConfigGrant(grantUrl: string, actionToken: string, 
     };
   }
   if (answer.status === 403) {
-    if (code === 'INVALID_ACTION_TOKEN') {
+    if (code === ErrorCodes.INVALID_ACTION_TOKEN) {
       return { kind: 'failed', message: 'This page has been open for too long. Reload it, then download the configuration again.' };
     }
-    if (code === 'LTI_PRINCIPAL_REQUIRED') return { kind: 'failed', message: SESSION_ELSEWHERE };
+    if (code === ErrorCodes.LTI_PRINCIPAL_REQUIRED) return { kind: 'failed', message: SESSION_ELSEWHERE };
     return { kind: 'failed', message: message ?? 'The download was refused. Open the tool again from your course in the LMS.' };
   }
   return {
@@ -108,15 +109,15 @@ export async function checkSessionReadiness(): Promise<ReadinessOutcome> {
   if (answer.status === 200 && readinessSchema.safeParse(answer.body).success) return { kind: 'ready' };
   const { code } = refusalOf(answer.body);
   switch (code) {
-    case 'LMS_SESSION_AUTHORIZATION_REQUIRED':
+    case ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED:
       return { kind: 'authorization-required' };
-    case 'LTI_STUDENT_REQUIRED':
+    case ErrorCodes.LTI_STUDENT_REQUIRED:
       return { kind: 'failed', message: SESSION_ELSEWHERE };
-    case 'RATE_LIMITED':
+    case ErrorCodes.RATE_LIMITED:
       return { kind: 'failed', message: RATE_LIMITED };
-    case 'LMS_SESSION_READINESS_FAILED':
+    case ErrorCodes.LMS_SESSION_READINESS_FAILED:
       return { kind: 'failed', message: 'The LMS could not confirm the sign-in for the exam browser. Try again in a few minutes.' };
-    case 'LMS_SESSION_UNAVAILABLE':
+    case ErrorCodes.LMS_SESSION_UNAVAILABLE:
       return {
         kind: 'failed',
         message: 'Signing the exam browser in to the LMS is not set up for this tool. You sign in inside the exam browser yourself.',

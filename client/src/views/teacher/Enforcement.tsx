@@ -1,6 +1,7 @@
 import { Checkbox, Flex, Link, Pill, ScreenReaderContent, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useMutationState } from '@tanstack/react-query';
 import { useId, type ReactNode } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
@@ -63,7 +64,7 @@ export function EnforcementToggle({
   let message: ReactNode = null;
   if (failure !== null && failure.authUrl === undefined) {
     message =
-      failure.errorCode === 'EXB_QUIT_PASSWORD_REQUIRED' ? (
+      failure.errorCode === ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED ? (
         <>
           An exit password is needed first.{' '}
           <Link as="button" onClick={onOpenCourseDefaults} isWithinText>

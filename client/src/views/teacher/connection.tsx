@@ -1,6 +1,7 @@
 import { Alert, Heading, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
 import { readServerError, useTRPC } from '../../lib/trpc';
@@ -26,7 +27,7 @@ export function createAuthorizationStore() {
     report(error: unknown) {
       const refusal = readServerError(error);
       if (refusal.authUrl !== undefined) set({ ...state, reauthorizeUrl: refusal.authUrl });
-      else if (refusal.errorCode === 'UNAUTHORIZED') set({ ...state, sessionEnded: true });
+      else if (refusal.errorCode === ErrorCodes.UNAUTHORIZED) set({ ...state, sessionEnded: true });
     },
     clear() {
       set({ reauthorizeUrl: null, sessionEnded: false });

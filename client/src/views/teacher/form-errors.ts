@@ -1,4 +1,5 @@
 import { useCallback, useRef } from 'react';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { ServerError } from '../../lib/trpc';
 import type { SubmittedTool } from './model';
 
@@ -32,11 +33,11 @@ export interface Submission {
 }
 
 const SECTION_BY_CODE: Readonly<Record<string, SectionName>> = {
-  INVALID_EXB_URL_POLICY: 'urlRules',
-  INVALID_EXB_DOMAIN_POLICY: 'urlRules',
-  INVALID_EXB_TOOL_POLICY: 'tools',
-  INVALID_EXB_TOOL_SELECTION: 'toolSelection',
-  QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED: 'quizTools',
+  [ErrorCodes.INVALID_EXB_URL_POLICY]: 'urlRules',
+  [ErrorCodes.INVALID_EXB_DOMAIN_POLICY]: 'urlRules',
+  [ErrorCodes.INVALID_EXB_TOOL_POLICY]: 'tools',
+  [ErrorCodes.INVALID_EXB_TOOL_SELECTION]: 'toolSelection',
+  [ErrorCodes.QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED]: 'quizTools',
 };
 
 function ruleKey(rowId: string | undefined, field: unknown): string | undefined {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AuditEntry, AuditLog, AuditQuery } from '../../audit/audit-log.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 
 /** An entry as the teacher and administrator views show it; times as ISO strings. */
 export interface AuditEntryView {
@@ -42,7 +43,7 @@ function decodeCursor(cursor: string): { occurredAt: Date; id: string } {
     const parsed = cursorSchema.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
     return { occurredAt: new Date(parsed.t), id: parsed.id };
   } catch {
-    throw new DomainError('INVALID_CURSOR', 'This page of the audit trail is no longer valid; start from the first page.');
+    throw new DomainError(ErrorCodes.INVALID_CURSOR, 'This page of the audit trail is no longer valid; start from the first page.');
   }
 }
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import { ADMIN_CONNECT_MAX_COURSES, parseCourseIdInput } from '@exb/shared/admin-courses.js';
 import { isLmsId } from '@exb/shared/content-id.js';
 import type { Logger } from 'pino';
@@ -31,7 +31,7 @@ export interface ConnectRequest {
 const CONCURRENCY = 4;
 
 const NOT_IN_ACCOUNT = {
-  error_code: 'ADMIN_COURSE_NOT_IN_ACCOUNT',
+  error_code: ErrorCodes.ADMIN_COURSE_NOT_IN_ACCOUNT,
   message: 'The LMS does not show this course in your root account.',
 } as const;
 

@@ -156,12 +156,12 @@ export class AdminCourseService {
     return this.deps.management.enforcement.view(settings, courseDefaults);
   }
 
-  reapplyProtection(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
-    return this.deps.management.enforcement.reapply(ref, lms, byLmsUserId);
+  reapplyProtection(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
+    return this.deps.management.enforcement.reapply(by, ref, lms);
   }
 
-  acceptLmsCode(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
-    return this.deps.management.enforcement.acceptLmsCode(ref, lms, byLmsUserId);
+  acceptLmsCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
+    return this.deps.management.enforcement.acceptLmsCode(by, ref, lms);
   }
 
   regenerateCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {

@@ -1,5 +1,6 @@
 import { contentIdMatchesCourse, isLmsId, normalizeContentId, parseContentId } from '@exb/shared/content-id.js';
-import { DomainError } from '../errors.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { DomainError } from '../../domain-error.js';
 import type { CachedAssessment, ContentType } from '../settings/model.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
 import type { AssessmentCache } from './assessment-cache.js';
@@ -16,7 +17,7 @@ export interface AssessmentRef {
 }
 
 export function assessmentNotFound(): DomainError {
-  return new DomainError('ASSESSMENT_NOT_FOUND', 'No such assessment in this course. Refresh the assessment list and try again.');
+  return new DomainError(ErrorCodes.ASSESSMENT_NOT_FOUND, 'No such assessment in this course. Refresh the assessment list and try again.');
 }
 
 /**
@@ -25,7 +26,7 @@ export function assessmentNotFound(): DomainError {
  */
 export function requireSessionCourse(sessionCourseId: string, requestedCourseId: string): string {
   if (!isLmsId(requestedCourseId) || requestedCourseId !== sessionCourseId) {
-    throw new DomainError('COURSE_MISMATCH', 'This request names a course other than the one the tool was opened in.');
+    throw new DomainError(ErrorCodes.COURSE_MISMATCH, 'This request names a course other than the one the tool was opened in.');
   }
   return requestedCourseId;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsError, LmsNotFoundError } from '../../lms/errors.js';
@@ -8,7 +9,7 @@ import type { CourseConnections } from '../admin/course-connections.js';
 import type { AssessmentCache } from '../assessments/assessment-cache.js';
 import { courseNotConnected } from '../admin/errors.js';
 import { isOutcomeUnknown, writeLmsAccessCode } from '../enforcement/lms-access-code.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { KnownErrorOptions } from '../known-errors.js';
 import { courseResetInProgressError } from '../locks.js';
 import type { Principal } from '../../identity/principal.js';
@@ -78,7 +79,7 @@ export class CourseResetWorkflow {
   /** Step 1, apart so the procedure can run it before anything that may reach the LMS. */
   async requireConfirmation(request: Omit<ResetRequest, 'lms' | 'refusalOptions'>, confirmation: unknown): Promise<void> {
     if (isConfirmed(confirmation, request.courseId)) return;
-    await this.auditOf(request).record('refused', { errorCode: 'ADMIN_COURSE_RESET_CONFIRMATION_REQUIRED' });
+    await this.auditOf(request).record('refused', { errorCode: ErrorCodes.ADMIN_COURSE_RESET_CONFIRMATION_REQUIRED });
     throw refusals.confirmationRequired();
   }
 
@@ -264,5 +265,5 @@ async function attempts(count: number, work: () => Promise<void>): Promise<void>
 
 function codeOf(error: unknown, request: Pick<ResetRequest, 'refusalOptions'>): string {
   const refused = refusals.refusedBecause(error, request.refusalOptions);
-  return refused instanceof DomainError ? refused.errorCode : 'INTERNAL_ERROR';
+  return refused instanceof DomainError ? refused.errorCode : ErrorCodes.INTERNAL_ERROR;
 }

@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { storeResetReceipt } from '../admin/course-connections.js';
 import { deleteCourseAssessments } from '../assessments/assessment-cache.js';
 import { deleteCourseTokens } from '../exam-browser/token-store.js';
-import { clearCoursePolicy, deleteCourseSettings } from '../settings/settings-repository.js';
+import { clearCoursePolicy, deleteCourseSettings } from '../settings/reset-statements.js';
 import type { ResetReceipt } from './model.js';
 import type { PresetAssignmentCleanup } from './preset-assignments.js';
 import { ResetLeaseLostError, type ResetLease } from './reset-lease.js';

@@ -1,5 +1,5 @@
-import type { AnswerErrorCode } from '@exb/shared/error-codes.js';
-import { DomainError } from '../errors.js';
+import { ErrorCodes, type AnswerErrorCode } from '@exb/shared/error-codes.js';
+import { DomainError } from '../../domain-error.js';
 import { domainErrorFrom, type KnownErrorOptions } from '../known-errors.js';
 import type { ResetAssessment } from './model.js';
 
@@ -21,7 +21,7 @@ function refusal(code: AnswerErrorCode, message: string, outcome: Outcome, asses
 
 export function confirmationRequired(): DomainError {
   return refusal(
-    'ADMIN_COURSE_RESET_CONFIRMATION_REQUIRED',
+    ErrorCodes.ADMIN_COURSE_RESET_CONFIRMATION_REQUIRED,
     'Type the course id to confirm the reset. Nothing was changed.',
     'refused',
   );
@@ -29,7 +29,7 @@ export function confirmationRequired(): DomainError {
 
 export function assessmentBusy(): DomainError {
   return refusal(
-    'ADMIN_COURSE_RESET_ASSESSMENT_BUSY',
+    ErrorCodes.ADMIN_COURSE_RESET_ASSESSMENT_BUSY,
     'A change to one of the course’s assessments is in progress. Nothing was deleted; try the reset again in a moment.',
     'refused',
   );
@@ -37,7 +37,7 @@ export function assessmentBusy(): DomainError {
 
 export function courseWriteBusy(): DomainError {
   return refusal(
-    'COURSE_UPDATE_IN_PROGRESS',
+    ErrorCodes.COURSE_UPDATE_IN_PROGRESS,
     'Another change to this course is in progress. Nothing was deleted; try the reset again in a moment.',
     'refused',
   );
@@ -45,7 +45,7 @@ export function courseWriteBusy(): DomainError {
 
 export function identityUnavailable(assessments: readonly ResetAssessment[]): DomainError {
   return refusal(
-    'ADMIN_COURSE_RESET_ASSESSMENT_IDENTITY_UNAVAILABLE',
+    ErrorCodes.ADMIN_COURSE_RESET_ASSESSMENT_IDENTITY_UNAVAILABLE,
     'The LMS did not identify every enforced assessment, so their access codes could not be removed safely. Nothing was deleted; refresh the course and check these assessments in the LMS.',
     'refused',
     assessments,
@@ -55,7 +55,7 @@ export function identityUnavailable(assessments: readonly ResetAssessment[]): Do
 /** The LMS hides an enforced classic quiz's code from the administrator: it could not be put back, so none is touched. */
 export function accessCodeHidden(assessments: readonly ResetAssessment[]): DomainError {
   return refusal(
-    'LMS_PERMISSION_DENIED',
+    ErrorCodes.LMS_PERMISSION_DENIED,
     'The LMS does not show the access code of an enforced assessment to your account. Nothing was deleted.',
     'refused',
     assessments,
@@ -64,7 +64,7 @@ export function accessCodeHidden(assessments: readonly ResetAssessment[]): Domai
 
 export function rollbackVerifyRequired(assessments: readonly ResetAssessment[]): DomainError {
   return refusal(
-    'ADMIN_COURSE_RESET_ROLLBACK_VERIFY_REQUIRED',
+    ErrorCodes.ADMIN_COURSE_RESET_ROLLBACK_VERIFY_REQUIRED,
     'The reset stopped and the access codes of these assessments could not be put back in the LMS. Nothing was deleted here; check them in the LMS, then require the exam browser for them again.',
     'verify-required',
     assessments,
@@ -77,7 +77,7 @@ export function verifyRequired(reason: 'lease-lost' | 'commit-unknown', assessme
       ? 'The reset lost its lock on the course before it finished, so it stopped.'
       : 'The connection to the database was lost while the reset was being saved, and whether it was saved could not be read back.';
   return refusal(
-    'ADMIN_COURSE_RESET_VERIFY_REQUIRED',
+    ErrorCodes.ADMIN_COURSE_RESET_VERIFY_REQUIRED,
     `${why} Refresh the course and check these assessments in the LMS before trying again.`,
     'verify-required',
     assessments,
@@ -101,7 +101,7 @@ export function refusedBecause(error: unknown, options: KnownErrorOptions): unkn
 /** A stop after changes that were all undone: the failure's own refusal, saying that nothing was lost. */
 export function rolledBackBecause(error: unknown, options: KnownErrorOptions): DomainError {
   // A database that refused the transaction's statements (not an outage, which has its own code) is an internal error.
-  const known = domainErrorFrom(error, options) ?? new DomainError('INTERNAL_ERROR', 'The reset could not be saved.');
+  const known = domainErrorFrom(error, options) ?? new DomainError(ErrorCodes.INTERNAL_ERROR, 'The reset could not be saved.');
   return new DomainError(known.errorCode, `${known.message} The reset was rolled back: every access code is back in place and nothing was deleted.`, {
     ...(known.authUrl === undefined ? {} : { authUrl: known.authUrl }),
     details: { outcome: 'rolled-back' },

@@ -3,7 +3,8 @@ import type { LmsApi } from '../../lms/api.js';
 import { LmsAuthorizationRequiredError, LmsNotFoundError } from '../../lms/errors.js';
 import type { LmsQuiz } from '../../lms/schemas.js';
 import type { AssessmentSettings, ContentType } from '../settings/model.js';
-import type { SettingsRepository, VerificationOutcome } from '../settings/settings-repository.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
+import type { VerificationOutcome } from '../settings/verification-records.js';
 
 /**
  * Whether the LMS really holds the access code the service stores. The service releases its stored code to proven

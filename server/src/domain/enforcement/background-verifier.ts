@@ -6,7 +6,8 @@ import type { LmsApi } from '../../lms/api.js';
 import type { GrantHolder } from '../../lms/connector.js';
 import { LmsAuthorizationRequiredError } from '../../lms/errors.js';
 import type { AdmissionBudget } from '../../security/admission-budget.js';
-import type { SettingsRepository, VerificationDue } from '../settings/settings-repository.js';
+import type { SettingsRepository } from '../settings/settings-repository.js';
+import type { VerificationDue } from '../settings/verification-records.js';
 import { LmsCodeReader, VERIFICATION_REASONS, isEnforced, type AccessCodeVerification } from './access-code-verification.js';
 
 export interface VerifierSettings {

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import { audited, type AuditedBy } from '../../audit/audited.js';
+import { audited, failedWithCode, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError } from '../../lms/errors.js';
 import type { AssessmentRef } from '../assessments/scope.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
 import {
   defaultAssessmentSettings,
@@ -69,7 +70,7 @@ export class EnforcementService {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       if (!isConfigValid(current, courseDefaults, this.deps.managedExitPassword)) {
-        throw new DomainError('EXB_QUIT_PASSWORD_REQUIRED',
+        throw new DomainError(ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED,
           'Set an exit password for this assessment or in the course defaults before requiring the exam browser.',
         );
       }
@@ -135,7 +136,7 @@ export class EnforcementService {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       if (!isOn(current) || current.accessCode === null) {
-        throw new DomainError('EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so it has no access code to replace.');
+        throw new DomainError(ErrorCodes.EXB_NOT_ENABLED, 'The exam browser is not required for this assessment, so it has no access code to replace.');
       }
       let code = this.generateCode();
       while (code === current.accessCode) code = this.generateCode();
@@ -151,7 +152,11 @@ export class EnforcementService {
    * removed or replaced it), by the same LMS-first rules as enabling, then reads it back from the LMS and records the
    * verification. The code students' configurations carry stays the same.
    */
-  async reapply(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+  reapply(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
+    return this.repair('enforcement.reapply-protection', by, ref, (byLmsUserId) => this.reapplyLocked(ref, lms, byLmsUserId));
+  }
+
+  private async reapplyLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       const code = requireEnforcedCode(current);
@@ -167,15 +172,28 @@ export class EnforcementService {
    * stores that one and releases it to proven exam browsers from now on. Nothing is written to the LMS; the local change
    * follows a successful read of it. Configurations issued before no longer match (the quit URL derives from the code).
    */
-  async acceptLmsCode(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+  acceptLmsCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<RepairedView> {
+    return this.repair('enforcement.accept-lms-code', by, ref, (byLmsUserId) => this.acceptLmsCodeLocked(ref, lms, byLmsUserId));
+  }
+
+  /**
+   * A protection repair, acting for `by` and entered in the trail under `action` with what the check after it found
+   * (never the code); an attempt that throws is entered as `failed`.
+   */
+  private repair(action: string, by: AuditedBy, ref: AssessmentRef, work: (byLmsUserId: string) => Promise<RepairedView>): Promise<RepairedView> {
+    const details = (repaired: RepairedView) => ({ verificationStatus: repaired.verificationStatus });
+    return audited(this.deps.audit, by, target(action, ref), () => work(by.principal.lmsUserId), details, failedWithCode);
+  }
+
+  private async acceptLmsCodeLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       requireEnforcedCode(current);
       const observed = await new LmsCodeReader(lms, ref.courseId).read(ref);
-      if (observed.kind === 'gone') throw new DomainError('ASSESSMENT_NOT_IN_LMS', 'The quiz is no longer in the LMS, so it has no code to accept.');
-      if (observed.kind === 'hidden') throw new DomainError('LMS_ACCESS_CODE_HIDDEN', 'The LMS does not show this quiz’s access code to your account.');
+      if (observed.kind === 'gone') throw new DomainError(ErrorCodes.ASSESSMENT_NOT_IN_LMS, 'The quiz is no longer in the LMS, so it has no code to accept.');
+      if (observed.kind === 'hidden') throw new DomainError(ErrorCodes.LMS_ACCESS_CODE_HIDDEN, 'The LMS does not show this quiz’s access code to your account.');
       if (observed.code === null) {
-        throw new DomainError('LMS_ACCESS_CODE_MISSING', 'The LMS has no access code on this quiz. Re-apply protection instead.');
+        throw new DomainError(ErrorCodes.LMS_ACCESS_CODE_MISSING, 'The LMS has no access code on this quiz. Re-apply protection instead.');
       }
       const saved =
         observed.code === current.accessCode
@@ -253,7 +271,7 @@ export class EnforcementService {
 /** Repairs act on enforced assessments only; the stored code is what they put back. */
 function requireEnforcedCode(settings: AssessmentSettings): string {
   if (!isOn(settings) || settings.accessCode === null) {
-    throw new DomainError('EXB_NOT_ENABLED', 'The exam browser is not required for this assessment, so there is no protection to repair.');
+    throw new DomainError(ErrorCodes.EXB_NOT_ENABLED, 'The exam browser is not required for this assessment, so there is no protection to repair.');
   }
   return settings.accessCode;
 }

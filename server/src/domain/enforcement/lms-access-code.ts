@@ -1,6 +1,7 @@
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsInvalidResponseError, LmsTimeoutError, LmsUnavailableError } from '../../lms/errors.js';
-import { DomainError } from '../errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { AssessmentRef } from '../assessments/scope.js';
 
 export type AccessCodeTarget = Pick<AssessmentRef, 'courseId' | 'contentType' | 'lmsAssessmentId'>;
@@ -28,7 +29,7 @@ export async function writeLmsAccessCode(lms: LmsApi, target: AccessCodeTarget, 
 }
 
 function accessCodeNotApplied(): DomainError {
-  return new DomainError('LMS_ACCESS_CODE_NOT_APPLIED', 'The LMS did not apply the access code change. Try again.');
+  return new DomainError(ErrorCodes.LMS_ACCESS_CODE_NOT_APPLIED, 'The LMS did not apply the access code change. Try again.');
 }
 
 /**
@@ -40,6 +41,6 @@ export function isOutcomeUnknown(error: unknown): boolean {
     error instanceof LmsTimeoutError ||
     error instanceof LmsUnavailableError ||
     error instanceof LmsInvalidResponseError ||
-    (error instanceof DomainError && error.errorCode === 'LMS_ACCESS_CODE_NOT_APPLIED')
+    (error instanceof DomainError && error.errorCode === ErrorCodes.LMS_ACCESS_CODE_NOT_APPLIED)
   );
 }

@@ -1,12 +1,5 @@
 import type { Pool } from 'pg';
-import {
-  clientAddressKey,
-  layeredBudget,
-  memoryBudget,
-  postgresBudget,
-  type AdmissionBudget,
-  type AdmissionDecision,
-} from '../../security/admission-budget.js';
+import { layeredBudget, memoryBudget, perClientAddress, postgresBudget, type AddressAdmission, type AdmissionBudget, type AdmissionDecision } from '../../security/admission-budget.js';
 import { sha256Hex } from '../../security/random-token.js';
 
 /**
@@ -41,21 +34,22 @@ export const DEFAULT_EXAM_BROWSER_BUDGETS: ExamBrowserBudgetSizes = {
 export const BUDGET_WINDOW_SECONDS = 60;
 
 export class ExamBrowserAdmission {
-  private readonly grant: { ip: AdmissionBudget; principal: AdmissionBudget };
-  private readonly download: AdmissionBudget;
-  private readonly proofBudget: AdmissionBudget;
-  private readonly redeemBudget: AdmissionBudget;
+  readonly configDownload: AddressAdmission;
+  readonly proof: AddressAdmission;
+  readonly redemption: AddressAdmission;
+  private readonly grant: { ip: AddressAdmission; principal: AdmissionBudget };
   private readonly readinessBudget: AdmissionBudget;
 
   constructor(pool: Pool, sizes: ExamBrowserBudgetSizes) {
     const window = BUDGET_WINDOW_SECONDS;
+    const perAddress = (name: string, points: number) => perClientAddress(memoryBudget({ name, points, durationSeconds: window }));
     this.grant = {
-      ip: memoryBudget({ name: 'exb-grant-ip', points: sizes.grantPerIp, durationSeconds: window }),
+      ip: perAddress('exb-grant-ip', sizes.grantPerIp),
       principal: postgresBudget({ name: 'exb-grant-principal', points: sizes.grantPerPrincipal, durationSeconds: window }, pool),
     };
-    this.download = memoryBudget({ name: 'exb-download-ip', points: sizes.downloadPerIp, durationSeconds: window });
-    this.proofBudget = memoryBudget({ name: 'exb-proof-ip', points: sizes.proofPerIp, durationSeconds: window });
-    this.redeemBudget = memoryBudget({ name: 'exb-redeem-ip', points: sizes.redeemPerIp, durationSeconds: window });
+    this.configDownload = perAddress('exb-download-ip', sizes.downloadPerIp);
+    this.proof = perAddress('exb-proof-ip', sizes.proofPerIp);
+    this.redemption = perAddress('exb-redeem-ip', sizes.redeemPerIp);
     this.readinessBudget = memoryBudget({
       name: 'exb-readiness-principal',
       points: sizes.readinessPerPrincipal,
@@ -64,27 +58,20 @@ export class ExamBrowserAdmission {
   }
 
   /** The address first, so a refused address does not also drain the principal's shared count. */
-  configGrant(ip: string, principal: { issuer: string; lmsUserId: string }): Promise<AdmissionDecision> {
-    const principalKey = sha256Hex(`${principal.issuer}\u0000${principal.lmsUserId}`);
+  configGrant(ip: string, principal: PrincipalRef): Promise<AdmissionDecision> {
     return layeredBudget(
-      { consume: () => this.grant.ip.consume(clientAddressKey(ip)) },
-      { consume: () => this.grant.principal.consume(principalKey) },
+      { consume: () => this.grant.ip(ip) },
+      { consume: () => this.grant.principal.consume(principalKey(principal)) },
     ).consume('');
   }
 
-  configDownload(ip: string): Promise<AdmissionDecision> {
-    return this.download.consume(clientAddressKey(ip));
+  readiness(principal: PrincipalRef): Promise<AdmissionDecision> {
+    return this.readinessBudget.consume(principalKey(principal));
   }
+}
 
-  proof(ip: string): Promise<AdmissionDecision> {
-    return this.proofBudget.consume(clientAddressKey(ip));
-  }
+type PrincipalRef = { issuer: string; lmsUserId: string };
 
-  redemption(ip: string): Promise<AdmissionDecision> {
-    return this.redeemBudget.consume(clientAddressKey(ip));
-  }
-
-  readiness(principal: { issuer: string; lmsUserId: string }): Promise<AdmissionDecision> {
-    return this.readinessBudget.consume(sha256Hex(`${principal.issuer}\u0000${principal.lmsUserId}`));
-  }
+function principalKey(principal: PrincipalRef): string {
+  return sha256Hex(`${principal.issuer}\u0000${principal.lmsUserId}`);
 }

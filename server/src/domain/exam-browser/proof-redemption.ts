@@ -82,8 +82,8 @@ export class ProofRedemption {
     const expected = this.deterministicConfigKey(policy);
     const matched =
       (expected !== null && hashMatchesAny(reported, url, [expected])) ||
-      this.matchesKnown(reported, url, `${courseId}/${contentId}/${fingerprint}`, store.knownConfigKeys(courseId, contentId, fingerprint)) ||
-      hashMatchesAny(reported, url, await store.refreshConfigKeys(courseId, contentId, fingerprint));
+      this.matchesKnown(reported, url, `${courseId}/${contentId}/${fingerprint}`, store.configKeys.known(courseId, contentId, fingerprint)) ||
+      hashMatchesAny(reported, url, await store.configKeys.refresh(courseId, contentId, fingerprint));
     if (!matched) return { ok: false, reason: 'invalid' };
 
     return { ok: true, proofToken: this.issueToken({ courseId, contentId, fingerprint }) };

@@ -4,6 +4,7 @@ import { inTransaction, type Queryable, type SqlOnClient } from '../../db/pg-tra
 import { countActivitySql, type ActivityKind } from '../activity/activity-counters.js';
 import { open, seal } from '../../security/aead.js';
 import { randomToken, sha256Hex } from '../../security/random-token.js';
+import { OpenedConfigKeys } from './opened-config-keys.js';
 import { SETTING_MAY_REQUIRE_EXAM_BROWSER, SETTINGS_COLUMNS, settingsJoin, type SettingsRow } from '../settings/settings-codec.js';
 import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
 
@@ -55,15 +56,6 @@ export interface TokenRead<T> {
   readonly settings: SettingsRow;
 }
 
-interface OpenedConfigKey {
-  readonly configKey: string;
-  /** Epoch milliseconds. */
-  readonly expiresAt: number;
-}
-
-/** Opened Config Keys kept per process: a few hundred per assessment in an exam window, a few megabytes in all. */
-const OPENED_KEYS_MAX = 50_000;
-
 interface TokenColumns {
   token_fingerprint: string | null;
   token_payload: Buffer | null;
@@ -73,10 +65,8 @@ const SETTINGS_JOIN = settingsJoin('$3', '$4');
 
 export class ExamTokenStore {
   private readonly payloadKey: Buffer;
-  private readonly configKeyKey: Buffer;
-  /** Opened Config Keys by assessment and fingerprint, then by sequence number. Stored keys never change. */
-  private readonly openedKeys = new Map<string, Map<string, OpenedConfigKey>>();
-  private openedKeyCount = 0;
+  /** The Config Keys of per-download configurations, kept with their spent config grants. */
+  readonly configKeys: OpenedConfigKeys;
 
   constructor(
     private readonly pool: Pool,
@@ -84,7 +74,7 @@ export class ExamTokenStore {
     private readonly clock: Clock,
   ) {
     this.payloadKey = deriveExamBrowserKey(appSecret, 'token-payload');
-    this.configKeyKey = deriveExamBrowserKey(appSecret, 'config-key');
+    this.configKeys = new OpenedConfigKeys(pool, deriveExamBrowserKey(appSecret, 'config-key'), clock);
   }
 
   /** Runs `work` in one transaction; pass the client it gets as `db` to the statements that belong together. */
@@ -122,65 +112,6 @@ export class ExamTokenStore {
       await db.query(`with issued as (${insert} returning course_id, content_id) ${counted}`, [...values, new Date(now)]);
     }
     return issued;
-  }
-
-  /**
-   * Unexpired Config Keys of downloads of an assessment under `fingerprint` that this process has opened, without a
-   * query: a proof tries these first, and only when none matches asks {@link refreshConfigKeys}.
-   */
-  knownConfigKeys(courseId: string, contentId: string, fingerprint: string): string[] {
-    const known = this.openedKeys.get(openedKeysKey(courseId, contentId, fingerprint));
-    if (known === undefined) return [];
-    const now = this.clock();
-    const keys: string[] = [];
-    for (const [seq, entry] of known) {
-      if (entry.expiresAt > now) keys.push(entry.configKey);
-      else known.delete(seq);
-    }
-    return keys;
-  }
-
-  /**
-   * Reads and opens the unexpired Config Keys of an assessment and fingerprint this process has not opened yet (stored
-   * by another instance, or since the last look), in one statement; returns only those.
-   */
-  async refreshConfigKeys(courseId: string, contentId: string, fingerprint: string): Promise<string[]> {
-    const key = openedKeysKey(courseId, contentId, fingerprint);
-    const known = this.openedKeys.get(key);
-    const result = await this.pool.query<{ id: string; seq: string; sealed: Buffer; expires_at: Date }>({
-      name: 'exb-student-refresh-config-keys',
-      text: `select id, config_key_seq::text as seq, config_key_sealed as sealed, config_key_expires_at as expires_at
-        from exb_student_token
-        where course_id = $1 and content_id = $2 and fingerprint = $3 and config_key_sealed is not null
-          and config_key_expires_at > $4 and not (config_key_seq = any($5::bigint[]))`,
-      values: [courseId, contentId, fingerprint, new Date(this.clock()), known === undefined ? [] : [...known.keys()]],
-    });
-    const added: string[] = [];
-    for (const row of result.rows) {
-      const plaintext = open(this.configKeyKey, row.sealed, configKeyBinding(row.id, courseId, contentId, fingerprint));
-      // A key that does not open was not written by this service for this row; it proves nothing.
-      if (plaintext === null) continue;
-      const configKey = plaintext.toString('utf8');
-      this.remember(key, row.seq, configKey, new Date(row.expires_at).getTime());
-      added.push(configKey);
-    }
-    return added;
-  }
-
-  private remember(key: string, seq: string, configKey: string, expiresAt: number): void {
-    let known = this.openedKeys.get(key);
-    if (known === undefined) {
-      // Whole assessments are dropped, oldest first, once the process keeps too many keys.
-      while (this.openedKeyCount >= OPENED_KEYS_MAX && this.openedKeys.size > 0) {
-        const [oldest, entries] = this.openedKeys.entries().next().value!;
-        this.openedKeyCount -= entries.size;
-        this.openedKeys.delete(oldest);
-      }
-      known = new Map();
-      this.openedKeys.set(key, known);
-    }
-    if (!known.has(seq)) this.openedKeyCount += 1;
-    known.set(seq, { configKey, expiresAt });
   }
 
   /**
@@ -324,10 +255,7 @@ export class ExamTokenStore {
     const { courseId, contentId, fingerprint } = binding;
     const id = sha256Hex(grant);
     const now = this.clock();
-    const sealed =
-      configKey === null
-        ? null
-        : seal(this.configKeyKey, Buffer.from(configKey.value, 'utf8'), configKeyBinding(id, courseId, contentId, fingerprint));
+    const sealed = configKey === null ? null : this.configKeys.seal(id, courseId, contentId, fingerprint, configKey.value);
     const keyExpiresAt = configKey === null ? null : now + configKey.ttlSeconds * 1000;
     const result = await this.pool.query<SettingsRow & { spent: boolean; config_key_seq: string | null }>({
       name: 'exb-student-spend-config-grant',
@@ -348,7 +276,7 @@ export class ExamTokenStore {
     });
     const row = result.rows[0]!;
     if (configKey !== null && row.config_key_seq !== null) {
-      this.remember(openedKeysKey(courseId, contentId, fingerprint), row.config_key_seq, configKey.value, keyExpiresAt!);
+      this.configKeys.remember(courseId, contentId, fingerprint, row.config_key_seq, configKey.value, keyExpiresAt!);
     }
     return { spent: row.spent, settings: row };
   }
@@ -390,12 +318,4 @@ export class ExamTokenStore {
 
 function payloadBinding(id: string, binding: Pick<NewExamToken, 'purpose' | 'courseId' | 'contentId' | 'fingerprint'>): string {
   return `exb_student_token:${id}:${binding.purpose}:${binding.courseId}:${binding.contentId}:${binding.fingerprint}`;
-}
-
-function openedKeysKey(courseId: string, contentId: string, fingerprint: string): string {
-  return `${courseId}/${contentId}/${fingerprint}`;
-}
-
-function configKeyBinding(id: string, courseId: string, contentId: string, fingerprint: string): string {
-  return `exb_student_token:${id}:config-key:${courseId}:${contentId}:${fingerprint}`;
 }

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { presetToolId, type PresetTool } from '@exb/shared/admin-tool-presets.js';
 import { EXB_POLICY_LIMITS, type ExternalToolConfig } from '@exb/shared/exb-policy.js';
 
@@ -17,7 +17,7 @@ export type CatalogSync =
       /** Whether the catalog differs from the current one at all. */
       readonly changed: boolean;
     }
-  | { readonly ok: false; readonly reason: Extract<ErrorCode, 'CATALOG_FULL' | 'TOOL_ID_TAKEN'> };
+  | { readonly ok: false; readonly reason: typeof ErrorCodes.CATALOG_FULL | typeof ErrorCodes.TOOL_ID_TAKEN };
 
 function sameTool(a: ExternalToolConfig, b: ExternalToolConfig): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -42,7 +42,7 @@ export function synchronizeCatalog(current: readonly ExternalToolConfig[], desir
   const managed: ExternalToolConfig[] = [];
   for (const preset of [...desired].sort((a, b) => (a.presetId < b.presetId ? -1 : 1))) {
     const id = presetToolId(preset.presetId);
-    if (instructorIds.has(id)) return { ok: false, reason: 'TOOL_ID_TAKEN' };
+    if (instructorIds.has(id)) return { ok: false, reason: ErrorCodes.TOOL_ID_TAKEN };
     managed.push({
       id,
       label: preset.tool.label,
@@ -54,7 +54,7 @@ export function synchronizeCatalog(current: readonly ExternalToolConfig[], desir
     });
   }
   const tools = [...instructorTools, ...managed];
-  if (tools.length > EXB_POLICY_LIMITS.catalogTools) return { ok: false, reason: 'CATALOG_FULL' };
+  if (tools.length > EXB_POLICY_LIMITS.catalogTools) return { ok: false, reason: ErrorCodes.CATALOG_FULL };
   const kept = new Set(managed.map((tool) => tool.id));
   const removedToolIds = [...existingManaged.keys()].filter((id) => !kept.has(id));
   const changed = tools.length !== current.length || tools.some((tool, index) => !sameTool(tool, current[index]!));

@@ -1,11 +1,11 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsError } from '../../lms/errors.js';
 import { inRootAccount } from '../admin/course-facts.js';
 import type { CourseConnections } from '../admin/course-connections.js';
-import { isDomainError } from '../errors.js';
+import { isDomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
 import { emptyCourseDefaults } from '../settings/model.js';
 import { SettingsConflictError, type SettingsRepository } from '../settings/settings-repository.js';
@@ -55,16 +55,16 @@ export class CourseSync {
     } catch (error) {
       const errorCode = failureCode(error);
       if (errorCode === null) this.deps.logger.error({ err: error, courseId }, 'preset synchronization failed unexpectedly');
-      const code = errorCode ?? 'INTERNAL_ERROR';
+      const code = errorCode ?? ErrorCodes.INTERNAL_ERROR;
       await this.deps.assignments.markFailed(courseId, code);
       return { ok: false, errorCode: code };
     }
   }
 
   private async confirm(accountId: string, courseId: string, lms: LmsApi): Promise<void> {
-    if ((await this.deps.connections.find(accountId, courseId)) === null) throw new SyncFailure('ADMIN_COURSE_NOT_CONNECTED');
+    if ((await this.deps.connections.find(accountId, courseId)) === null) throw new SyncFailure(ErrorCodes.ADMIN_COURSE_NOT_CONNECTED);
     const course = await lms.getCourse(courseId);
-    if (course.id !== courseId || !inRootAccount(course, accountId)) throw new SyncFailure('ADMIN_COURSE_NOT_CONNECTED');
+    if (course.id !== courseId || !inRootAccount(course, accountId)) throw new SyncFailure(ErrorCodes.ADMIN_COURSE_NOT_CONNECTED);
   }
 
   private write(courseId: string): Promise<boolean> {
@@ -106,7 +106,7 @@ export class CourseSync {
 /** The reason a synchronization failed, as the failure list shows it; `null` for an unexpected error. */
 function failureCode(error: unknown): ErrorCode | null {
   if (error instanceof SyncFailure) return error.errorCode;
-  if (error instanceof SettingsConflictError) return 'COURSE_RESET_IN_PROGRESS';
+  if (error instanceof SettingsConflictError) return ErrorCodes.COURSE_RESET_IN_PROGRESS;
   if (error instanceof LmsError) return error.code;
   if (isDomainError(error)) return error.errorCode;
   return null;

@@ -1,8 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
-import { contentIdMatchesCourse, isContentId, isLmsId } from '@exb/shared/content-id.js';
-import type { Queryable, SqlOnClient } from '../../db/pg-transaction.js';
-import { verificationStatusSchema, type AssessmentSettings, type ContentType, type CourseDefaults, type VerificationStatus } from './model.js';
+import type { Queryable } from '../../db/pg-transaction.js';
+import type { AssessmentSettings, CourseDefaults } from './model.js';
 import { settingsWritten } from './settings-generation.js';
 import {
   ASSESSMENT_SETTING_COLUMNS,
@@ -16,12 +15,23 @@ import {
   type CourseDefaultsRow,
   type SettingsRow,
 } from './settings-codec.js';
+import { checkCourse, checkScope, SettingsScopeError } from './settings-scope.js';
+import {
+  dueForVerification,
+  listVerifications,
+  recordVerification,
+  type VerificationDue,
+  type VerificationOutcome,
+  type VerificationRecord,
+} from './verification-records.js';
 
 /**
- * Loads and saves assessment settings and course defaults, the one home of the statements on `assessment_setting` and
+ * Loads and saves assessment settings and course defaults: with the access-code checks (`verification-records.ts`)
+ * and a course reset's statements (`reset-statements.ts`), the statements on `assessment_setting` and
  * `course_defaults` (statements that read a token together with its settings join them through `settings-codec.ts`).
- * Every method names the course it acts in and refuses rows of any other course, so a caller holding a session for
- * one course cannot reach another by content id alone. Rows are encoded and decoded by {@link SettingsCodec} only.
+ * Every method names the course it acts in and refuses rows of any other course (`settings-scope.ts`), so a caller
+ * holding a session for one course cannot reach another by content id alone. Rows are encoded and decoded by
+ * {@link SettingsCodec} only.
  */
 
 export type { AssessmentSettingsDraft, CourseDefaultsDraft };
@@ -30,13 +40,6 @@ export class SettingsConflictError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'SettingsConflictError';
-  }
-}
-
-export class SettingsScopeError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SettingsScopeError';
   }
 }
 
@@ -51,31 +54,6 @@ export interface SaveCourseDefaultsOptions extends RepositoryOptions {
    * throw {@link SettingsConflictError}: a copy that snapshotted the generation never writes into a reset course.
    */
   readonly expectedResetGeneration?: number;
-}
-
-/** The outcome of comparing the LMS's access code with the stored one. */
-export interface VerificationOutcome {
-  readonly status: VerificationStatus;
-  /** Why the check did not prove the code (`null` when it did). */
-  readonly reason: string | null;
-  /** Whose grant checked it; `null` keeps the one recorded before. */
-  readonly byLmsUserId: string | null;
-}
-
-/** The last check of an enforced assessment, as the management views show it. */
-export interface VerificationRecord {
-  readonly status: VerificationStatus;
-  readonly checkedAt: Date | null;
-  readonly reason: string | null;
-}
-
-/** An enforced assessment of a published quiz the background verifier should check, oldest check first. */
-export interface VerificationDue {
-  readonly courseId: string;
-  readonly contentId: string;
-  readonly contentType: ContentType;
-  readonly lmsAssessmentId: string;
-  readonly verifiedByLmsUserId: string | null;
 }
 
 /** The database as the repository uses it: the ORM for management statements, the pool for the joined read. */
@@ -99,32 +77,6 @@ export async function loadSettingsRow(db: Queryable, courseId: string, contentId
     values: [courseId, contentId],
   });
   return result.rows[0]!;
-}
-
-/** Course reset: deletes every assessment setting of the course in the caller's transaction; returns their content ids. */
-export async function deleteCourseSettings(tx: SqlOnClient, courseId: string): Promise<string[]> {
-  checkCourse(courseId);
-  const rows = await tx.execute<{ content_id: string }[]>('delete from assessment_setting where course_id = ? returning content_id', [courseId]);
-  return rows.map((row) => row.content_id);
-}
-
-/**
- * Course reset: clears the course policy (URL rules, tool catalog, passwords, setup flag) in the caller's transaction
- * and advances the reset generation, keeping the row so the generation only ever grows. A course without defaults gets
- * a row at generation 1, so a copy that read generation 0 before the reset fails. Returns the new generation.
- */
-export async function clearCoursePolicy(tx: SqlOnClient, courseId: string): Promise<number> {
-  checkCourse(courseId);
-  const rows = await tx.execute<{ reset_generation: number }[]>(
-    `insert into course_defaults (course_id, reset_generation) values (?, 1)
-     on conflict (course_id) do update set
-       url_rules = '[]', external_tools = '[]', start_password_sealed = null, start_password_key_id = null,
-       exit_password_sealed = null, exit_password_key_id = null, setup_completed = false,
-       reset_generation = course_defaults.reset_generation + 1, updated_at = now()
-     returning reset_generation`,
-    [courseId],
-  );
-  return Number(rows[0]!.reset_generation);
 }
 
 /** Whether an assessment's setting enforces it, read without opening any of its secrets. */
@@ -251,66 +203,19 @@ export class SettingsRepository {
     };
   }
 
-  /**
-   * Records a check of the LMS's access code. Only while the setting still has the `version` the check started from:
-   * a change made meanwhile (enable, a new code) makes the comparison meaningless, so it is dropped (`false`). The
-   * version is not advanced: a check is no change of the setting, and must not make a concurrent save conflict.
-   */
-  async recordVerification(courseId: string, contentId: string, version: number, outcome: VerificationOutcome): Promise<boolean> {
-    checkScope(courseId, contentId);
-    const rows = await this.em(undefined).execute<{ one: number }[]>(
-      `update assessment_setting set verification_status = ?, verification_reason = ?, verified_at = now(),
-         verified_by_lms_user_id = coalesce(?, verified_by_lms_user_id)
-       where course_id = ? and content_id = ? and version = ?
-       returning 1 as one`,
-      [verificationStatusOf(outcome.status), outcome.reason?.slice(0, 200) ?? null, outcome.byLmsUserId, courseId, contentId, version],
-    );
-    return rows.length > 0;
+  /** {@link recordVerification}: a check of the LMS's access code, kept only while the setting has `version`. */
+  recordVerification(courseId: string, contentId: string, version: number, outcome: VerificationOutcome): Promise<boolean> {
+    return recordVerification(this.em(undefined), courseId, contentId, version, outcome);
   }
 
-  /** The last check of every enforced assessment of the course, by content id. */
-  async listVerifications(courseId: string): Promise<Map<string, VerificationRecord>> {
-    checkCourse(courseId);
-    const rows = await this.em(undefined).execute<{ content_id: string; verification_status: string; verified_at: Date | null; verification_reason: string | null }[]>(
-      `select content_id, verification_status, verified_at, verification_reason from assessment_setting
-       where course_id = ? and exb_required and enabled`,
-      [courseId],
-    );
-    return new Map(
-      rows.map((row) => [
-        row.content_id,
-        {
-          status: verificationStatusOf(row.verification_status),
-          checkedAt: row.verified_at === null ? null : new Date(row.verified_at),
-          reason: row.verification_reason,
-        },
-      ]),
-    );
+  /** {@link listVerifications}: the last check of every enforced assessment of the course. */
+  listVerifications(courseId: string): Promise<Map<string, VerificationRecord>> {
+    return listVerifications(this.em(undefined), courseId);
   }
 
-  /**
-   * Enforced assessments of published quizzes whose last check is older than `checkedBefore` (or that were never
-   * checked), oldest first. An unpublished quiz cannot be taken, so it waits until discovery sees it published.
-   */
-  async dueForVerification(limit: number, checkedBefore: Date): Promise<VerificationDue[]> {
-    const rows = await this.em(undefined).execute<
-      { course_id: string; content_id: string; content_type: ContentType; lms_assessment_id: string; verified_by_lms_user_id: string | null }[]
-    >(
-      `select s.course_id, s.content_id, a.content_type, a.lms_assessment_id, s.verified_by_lms_user_id
-       from assessment_setting s
-       join assessment a on a.course_id = s.course_id and a.content_id = s.content_id
-       where s.exb_required and s.enabled and a.published and (s.verified_at is null or s.verified_at < ?)
-       order by s.verified_at nulls first, s.course_id, s.content_id
-       limit ?`,
-      [checkedBefore, limit],
-    );
-    return rows.map((row) => ({
-      courseId: row.course_id,
-      contentId: row.content_id,
-      contentType: row.content_type,
-      lmsAssessmentId: row.lms_assessment_id,
-      verifiedByLmsUserId: row.verified_by_lms_user_id,
-    }));
+  /** {@link dueForVerification}: enforced published assessments whose last check is older than `checkedBefore`. */
+  dueForVerification(limit: number, checkedBefore: Date): Promise<VerificationDue[]> {
+    return dueForVerification(this.em(undefined), limit, checkedBefore);
   }
 
   async loadCourseDefaults(courseId: string, options?: RepositoryOptions): Promise<CourseDefaults | null> {
@@ -389,20 +294,5 @@ export class SettingsRepository {
     checkScope(courseId, contentId);
     const row = await loadSettingsRow(this.db.pool, courseId, contentId);
     return { assessment: this.codec.assessment(row), courseDefaults: this.codec.courseDefaults(row) };
-  }
-}
-
-function verificationStatusOf(value: unknown): VerificationStatus {
-  return verificationStatusSchema.parse(value);
-}
-
-function checkCourse(courseId: string): void {
-  if (!isLmsId(courseId)) throw new SettingsScopeError('course id is not a canonical LMS id');
-}
-
-function checkScope(courseId: string, contentId: string): void {
-  checkCourse(courseId);
-  if (!isContentId(contentId) || !contentIdMatchesCourse(contentId, courseId)) {
-    throw new SettingsScopeError('content id is not a canonical content id of this course');
   }
 }

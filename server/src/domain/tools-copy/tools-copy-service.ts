@@ -1,4 +1,4 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { isLmsId } from '@exb/shared/content-id.js';
@@ -6,7 +6,7 @@ import { EXB_POLICY_LIMITS, isEquivalentTool, type ExternalToolConfig } from '@e
 import type { AuditLog } from '../../audit/audit-log.js';
 import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
-import { DomainError, isDomainError } from '../errors.js';
+import { DomainError, isDomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
 import { emptyCourseDefaults } from '../settings/model.js';
 import { SettingsConflictError, type SettingsRepository } from '../settings/settings-repository.js';
@@ -43,9 +43,9 @@ export interface ToolsCopyDependencies {
 }
 
 const FAILURES = {
-  notTeacher: ['COPY_TARGET_NOT_AUTHORIZED', 'You are not a teacher of this course in the LMS.'],
-  reset: ['COPY_TARGET_RESET', 'The course was reset while the copy was prepared; nothing was written.'],
-  catalogFull: ['INVALID_EXB_TOOL_POLICY', `The course already has ${EXB_POLICY_LIMITS.catalogTools} exam tools.`],
+  notTeacher: [ErrorCodes.COPY_TARGET_NOT_AUTHORIZED, 'You are not a teacher of this course in the LMS.'],
+  reset: [ErrorCodes.COPY_TARGET_RESET, 'The course was reset while the copy was prepared; nothing was written.'],
+  catalogFull: [ErrorCodes.INVALID_EXB_TOOL_POLICY, `The course already has ${EXB_POLICY_LIMITS.catalogTools} exam tools.`],
 } as const;
 
 /**
@@ -87,10 +87,10 @@ export class ToolsCopyService {
   private async copyChecked(sourceCourseId: string, toolId: string, targetCourseIds: readonly (string | number)[], lms: LmsApi): Promise<CopyResult> {
     const targets = [...new Set(targetCourseIds.map(String))];
     if (targets.length === 0 || targets.length > MAX_COPY_TARGETS || !targets.every(isLmsId)) {
-      throw new DomainError('INVALID_COPY_TARGETS', `Choose between 1 and ${MAX_COPY_TARGETS} courses to copy to, by numeric course id.`);
+      throw new DomainError(ErrorCodes.INVALID_COPY_TARGETS, `Choose between 1 and ${MAX_COPY_TARGETS} courses to copy to, by numeric course id.`);
     }
     if (targets.includes(sourceCourseId)) {
-      throw new DomainError('INVALID_COPY_TARGETS', 'The tool already belongs to this course; choose other courses.');
+      throw new DomainError(ErrorCodes.INVALID_COPY_TARGETS, 'The tool already belongs to this course; choose other courses.');
     }
     const tool = await this.sourceTool(sourceCourseId, toolId);
     await this.deps.locks.assertNoReset(sourceCourseId);
@@ -162,9 +162,9 @@ export class ToolsCopyService {
   private async sourceTool(courseId: string, toolId: string): Promise<ExternalToolConfig> {
     const defaults = await this.deps.settings.loadCourseDefaults(courseId);
     const tool = defaults?.externalTools.find((candidate) => candidate.id === toolId);
-    if (tool === undefined) throw new DomainError('EXAM_TOOL_NOT_FOUND', 'No such exam tool in this course.');
+    if (tool === undefined) throw new DomainError(ErrorCodes.EXAM_TOOL_NOT_FOUND, 'No such exam tool in this course.');
     if (tool.managedByAdmin) {
-      throw new DomainError('EXAM_TOOL_MANAGED', 'This tool is managed by the school and is rolled out by an administrator; it cannot be copied.');
+      throw new DomainError(ErrorCodes.EXAM_TOOL_MANAGED, 'This tool is managed by the school and is rolled out by an administrator; it cannot be copied.');
     }
     return tool;
   }

@@ -1,4 +1,5 @@
-import { DomainError } from '../../domain/errors.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { DomainError } from '../../domain-error.js';
 import { ACTION_TOKEN_HEADER } from '../../security/action-token.js';
 import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
 import { publicProcedure } from '../init.js';
@@ -18,9 +19,9 @@ export const ADMIN_AUTHORIZE_PATH = '/api/admin/oauth2authorize';
  */
 const administrator = publicProcedure.use(({ ctx, next }) => {
   const principal = ctx.session?.principal;
-  if (!principal) throw toTrpcError(new DomainError('UNAUTHORIZED', 'Open this tool from the LMS to continue.'));
+  if (!principal) throw toTrpcError(new DomainError(ErrorCodes.UNAUTHORIZED, 'Open this tool from the LMS to continue.'));
   if (principal.kind !== 'admin') {
-    throw toTrpcError(new DomainError('ADMIN_REQUIRED', 'Only administrators of the root account can use the exam browser administration.'));
+    throw toTrpcError(new DomainError(ErrorCodes.ADMIN_REQUIRED, 'Only administrators of the root account can use the exam browser administration.'));
   }
   return next({
     ctx: {
@@ -46,7 +47,7 @@ export function actionTokenRefusal(reason: 'missing' | 'malformed' | 'expired' |
     reason === 'expired'
       ? 'This page’s permission to make changes has expired. Reload the tool, then try again.'
       : 'This change did not come from your administration page in this session. Reload the tool from the LMS, then try again.';
-  return new DomainError('INVALID_ACTION_TOKEN', message);
+  return new DomainError(ErrorCodes.INVALID_ACTION_TOKEN, message);
 }
 
 export const adminQuery = adminSession.use(async ({ ctx, next }) => {

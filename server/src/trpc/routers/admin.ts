@@ -1,15 +1,16 @@
 import { z } from 'zod';
 import { ADMIN_PAGE_LIMIT } from '@exb/shared/admin-courses.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { auditFilterSchema } from '../../domain/activity/audit-views.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain-error.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
 import type { RedactedAssessmentSettings } from '../../domain/settings/model.js';
 import { LmsAuthorizationRequiredError } from '../../lms/errors.js';
 import { isSameOriginOrUnmarked } from '../../security/fetch-metadata.js';
 import { router } from '../init.js';
-import { auditedRepair, repairMessage } from './repair-audit.js';
+import { repairMessage } from './repair-message.js';
 import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './admin-procedures.js';
 import { adminPresetsRouter } from './admin-presets.js';
 
@@ -51,7 +52,7 @@ export const adminRouter = router({
     /** A fresh action token for this session; only the tool's own pages ask (same-origin fetch). */
     renew: adminSession.query(({ ctx }) => {
       if (!isSameOriginOrUnmarked({ headers: ctx.requestHeaders })) {
-        throw new DomainError('CROSS_SITE_REQUEST', 'This request can only be made from the tool itself.');
+        throw new DomainError(ErrorCodes.CROSS_SITE_REQUEST, 'This request can only be made from the tool itself.');
       }
       const { actionTokens } = ctx.app;
       return { actionToken: actionTokens.issue(ctx.session, 'admin-mutation'), expiresInSeconds: actionTokens.lifetimeSeconds('admin-mutation') };
@@ -175,14 +176,14 @@ export const adminRouter = router({
     /** Addition: `POST .../assessments/:assessmentId/protection/reapply` puts the stored code back in the LMS. */
     reapplyProtection: adminMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.reapply-protection', () => ctx.admin.courses.reapplyProtection(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.admin.courses.reapplyProtection(by(ctx), ref, ctx.lms);
       return changed(repairMessage(setting.verificationStatus), setting);
     }),
 
     /** Addition: `POST .../assessments/:assessmentId/protection/accept-lms-code` stores the LMS's current code. */
     acceptLmsCode: adminMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.accept-lms-code', () => ctx.admin.courses.acceptLmsCode(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.admin.courses.acceptLmsCode(by(ctx), ref, ctx.lms);
       return changed('The LMS’s access code is now the one released to exam browsers.', setting);
     }),
 

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
 import { normalizeContentId } from '@exb/shared/content-id.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
 import { statusView } from '../../domain/enforcement/status-view.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain-error.js';
 import type { ManagementServices } from '../../domain/management-services.js';
 import { policyError } from '../../domain/policy-errors.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
@@ -20,7 +21,7 @@ import { authorizationStatus, ensureAuthorization, type AuthorizationCheck } fro
 import { reauthorizeUrl } from '../../oauth/reauthorize.js';
 import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
 import { publicProcedure, router } from '../init.js';
-import { auditedRepair, repairMessage } from './repair-audit.js';
+import { repairMessage } from './repair-message.js';
 
 /**
  * The instructor's management API (Document 2, `/api/quizzes`). Every procedure acts inside the session's course:
@@ -31,9 +32,9 @@ import { auditedRepair, repairMessage } from './repair-audit.js';
 
 const instructor = publicProcedure.use(({ ctx, next }) => {
   const principal = ctx.session?.principal;
-  if (!principal) throw toTrpcError(new DomainError('UNAUTHORIZED', 'Open this tool from the LMS to continue.'));
+  if (!principal) throw toTrpcError(new DomainError(ErrorCodes.UNAUTHORIZED, 'Open this tool from the LMS to continue.'));
   if (principal.kind !== 'instructor') {
-    throw toTrpcError(new DomainError('INSTRUCTOR_REQUIRED', 'Only instructors of this course can manage exam settings.'));
+    throw toTrpcError(new DomainError(ErrorCodes.INSTRUCTOR_REQUIRED, 'Only instructors of this course can manage exam settings.'));
   }
   const app = ctx.app;
   return next({
@@ -118,9 +119,9 @@ async function scopedAssessment(ctx: Ctx, input: { courseId: string; quizId: str
 /** Structured save: one assessment named by `contentId` (new quiz) or `quizId` (classic content id or bare id). */
 function structuredTarget(input: { contentId?: string | undefined; quizId?: string | undefined }): string {
   const given = [input.contentId, input.quizId].filter((value): value is string => value !== undefined);
-  if (given.length === 0) throw new DomainError('INVALID_REQUEST', 'Name the assessment with contentId or quizId.');
+  if (given.length === 0) throw new DomainError(ErrorCodes.INVALID_REQUEST, 'Name the assessment with contentId or quizId.');
   const normalized = new Set(given.map((value) => normalizeContentId(value) ?? value));
-  if (normalized.size > 1) throw new DomainError('INVALID_REQUEST', 'contentId and quizId name different assessments.');
+  if (normalized.size > 1) throw new DomainError(ErrorCodes.INVALID_REQUEST, 'contentId and quizId name different assessments.');
   return given[0]!;
 }
 
@@ -264,14 +265,14 @@ export const instructorRouter = router({
     /** Addition: `POST .../exb/protection/reapply` puts the stored access code back in the LMS, then checks it. */
     reapplyProtection: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.reapply-protection', () => ctx.services.enforcement.reapply(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.services.enforcement.reapply(by(ctx), ref, ctx.lms);
       return { success: true as const, message: repairMessage(setting.verificationStatus), setting };
     }),
 
     /** Addition: `POST .../exb/protection/accept-lms-code` keeps the code the LMS has now (a stale assessment). */
     acceptLmsCode: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
-      const setting = await auditedRepair(ctx, ref, 'enforcement.accept-lms-code', () => ctx.services.enforcement.acceptLmsCode(ref, ctx.lms, ctx.principal.lmsUserId));
+      const setting = await ctx.services.enforcement.acceptLmsCode(by(ctx), ref, ctx.lms);
       return { success: true as const, message: 'The LMS’s access code is now the one released to exam browsers.', setting };
     }),
 
@@ -329,7 +330,7 @@ export const instructorRouter = router({
       )
       .mutation(async ({ ctx, input }) => {
         if (input.userId !== ctx.principal.lmsUserId) {
-          throw new DomainError('USER_MISMATCH', 'This request names a user other than the one signed in.');
+          throw new DomainError(ErrorCodes.USER_MISMATCH, 'This request names a user other than the one signed in.');
         }
         const ref = await ctx.services.scope.resolve(ctx.principal.courseId, structuredTarget(input));
         const { userId: _userId, contentId: _contentId, quizId: _quizId, ...policy } = input;

@@ -6,9 +6,9 @@ import {
   type AssessmentSettings,
 } from '../../../src/domain/settings/model.js';
 import { SETTINGS_SECRETS_KEY_ID, SettingsCodec, SettingsUnreadableError } from '../../../src/domain/settings/settings-codec.js';
+import { SettingsScopeError } from '../../../src/domain/settings/settings-scope.js';
 import {
   SettingsConflictError,
-  SettingsScopeError,
   createSettingsRepository,
   loadSettingsRow,
   type SettingsRepository,

@@ -1,14 +1,18 @@
-import { Alert, Button, Checkbox, Flex, Heading, IconSearchLine, ScreenReaderContent, Spinner, Table, Text, TextInput, View } from '@instructure/ui';
+import { Button, Checkbox, Flex, Heading, ScreenReaderContent, Text, View } from '@instructure/ui';
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { normalizeAdminSearch } from '@exb/shared/admin-courses.js';
 import { ADMIN_TOOL_PRESET_LIMITS } from '@exb/shared/admin-tool-presets.js';
+import { DataTable, type TableColumn } from '../../../components/DataTable';
+import { QueryState } from '../../../components/QueryState';
+import { SearchField, useDebouncedSearch } from '../../../components/SearchField';
+import { StatusAlert } from '../../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../../lib/trpc';
-import { useMediaQuery } from '../../../lib/use-media-query';
+import type { CourseRow } from '../model';
 import type { Preset } from './model';
 import { RolloutProgress, type RolloutRun } from './RolloutProgress';
 
-const SEARCH_DELAY_MS = 300;
 const PICKER_PAGE_SIZE = 50;
 
 /**
@@ -16,22 +20,15 @@ const PICKER_PAGE_SIZE = 50;
  * at once. The rollout then runs with visible progress.
  */
 export function AssignmentPicker({ preset }: { preset: Preset }) {
+  const { t, i18n } = useTranslation('admin');
   const trpc = useTRPC();
-  const narrow = useMediaQuery('(max-width: 44rem)');
-  const [text, setText] = useState('');
-  const [search, setSearch] = useState('');
+  const search = useDebouncedSearch(normalizeAdminSearch);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [everyCourse, setEveryCourse] = useState(false);
   const [run, setRun] = useState<RolloutRun | null>(null);
-  const assigned = useMemo(() => new Set(preset.assignedCourseIds), [preset.assignedCourseIds]);
-
-  useEffect(() => {
-    const timer = window.setTimeout(() => setSearch(normalizeAdminSearch(text)), SEARCH_DELAY_MS);
-    return () => window.clearTimeout(timer);
-  }, [text]);
 
   const courses = useQuery({
-    ...trpc.admin.courses.list.queryOptions({ search, includePast: true, limit: PICKER_PAGE_SIZE }),
+    ...trpc.admin.courses.list.queryOptions({ search: search.search, includePast: true, limit: PICKER_PAGE_SIZE }),
     placeholderData: keepPreviousData,
   });
   const assign = useMutation(
@@ -43,34 +40,31 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
       },
     }),
   );
-  const listed = courses.data?.courses ?? [];
-  const allListedSelected = listed.length > 0 && listed.every((course) => selected.has(course.id));
   const count = everyCourse ? null : selected.size;
-  const toggle = (id: string, on: boolean) =>
+  const select = (ids: readonly string[], on: boolean) =>
     setSelected((current) => {
       const next = new Set(current);
-      if (on) next.add(id);
+      for (const id of ids) if (on) next.add(id);
       else next.delete(id);
       return next;
     });
   const submit = (on: boolean) =>
     assign.mutate({ presetId: preset.id, assigned: on, all: everyCourse, ...(everyCourse ? {} : { courseIds: [...selected] }) });
-  const failure = assign.isError ? readServerError(assign.error) : null;
+  const interaction = count === 0 || assign.isPending ? 'disabled' : 'enabled';
 
   return (
     <View as="section" display="block" aria-labelledby={`assign-${preset.id}`}>
       <Heading level="h4" id={`assign-${preset.id}`} margin="0 0 x-small">
-        Courses with “{preset.name}”
+        {t('presets.assign.heading', { name: preset.name })}
       </Heading>
       <Text as="p" size="small">
-        Assigned to {preset.assignedCourseCount} {preset.assignedCourseCount === 1 ? 'course' : 'courses'}. Instructors can switch the tool on or off
-        for a quiz, but cannot change or copy it.
+        {t('presets.assign.intro', { count: preset.assignedCourseCount })}
       </Text>
       {run === null && preset.pendingAssignmentCount > 0 && (
-        <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="small 0">
+        <StatusAlert variant="info" margin="small 0">
           <Flex gap="small" alignItems="center" wrap="wrap">
             <Flex.Item shouldGrow shouldShrink>
-              {preset.pendingAssignmentCount} {preset.pendingAssignmentCount === 1 ? 'course waits' : 'courses wait'} for the current definition of this preset.
+              {t('presets.assign.waiting', { count: preset.pendingAssignmentCount })}
             </Flex.Item>
             <Button
               size="small"
@@ -79,32 +73,31 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
                 setRun({ presetId: preset.id, total: pending, rollout: { processed: 0, applied: 0, failed: 0, pending }, retryFailed: false });
               }}
             >
-              Update the courses now
+              {t('presets.assign.updateNow')}
             </Button>
           </Flex>
-        </Alert>
+        </StatusAlert>
       )}
       {run !== null && (
         <RolloutProgress
           run={run}
-          onRetry={(failedCount) => setRun({ presetId: preset.id, total: Math.max(failedCount, preset.failedAssignmentCount), rollout: { processed: 0, applied: 0, failed: 0, pending: failedCount }, retryFailed: true })}
+          onRetry={(failedCount) =>
+            setRun({
+              presetId: preset.id,
+              total: Math.max(failedCount, preset.failedAssignmentCount),
+              rollout: { processed: 0, applied: 0, failed: 0, pending: failedCount },
+              retryFailed: true,
+            })
+          }
         />
       )}
       <Flex gap="small" wrap="wrap" alignItems="end" margin="small 0">
         <Flex.Item shouldGrow shouldShrink size="14rem">
-          <TextInput
-            renderLabel="Search connected courses"
-            placeholder="Name, course code or id"
-            type="search"
-            value={text}
-            onChange={(_event, value) => setText(value)}
-            renderBeforeInput={<IconSearchLine inline={false} />}
-            interaction={everyCourse ? 'disabled' : 'enabled'}
-          />
+          <SearchField search={search} label={t('courses.search')} placeholder={t('courses.searchPlaceholder')} disabled={everyCourse} />
         </Flex.Item>
         <Flex.Item>
           <Checkbox
-            label={`All connected courses (up to ${ADMIN_TOOL_PRESET_LIMITS.rolloutCourses.toLocaleString('en-US')})`}
+            label={t('presets.assign.everyCourse', { limit: ADMIN_TOOL_PRESET_LIMITS.rolloutCourses.toLocaleString(i18n.language) })}
             checked={everyCourse}
             onChange={(event) => setEveryCourse(event.target.checked)}
           />
@@ -112,79 +105,76 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
       </Flex>
       {!everyCourse && (
         <View as="div" position="relative">
-          {courses.isPending ? (
-            <Spinner renderTitle="Loading the connected courses" size="small" />
-          ) : courses.isError ? (
-            <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-              The courses could not be loaded: {readServerError(courses.error).message}
-            </Alert>
-          ) : listed.length === 0 ? (
-            <Text as="p">{search !== '' ? `No connected course matches “${search}”.` : 'No courses are connected yet.'}</Text>
-          ) : (
-            <>
-            <Checkbox
-              label="Select every listed course"
-              checked={allListedSelected}
-              onChange={(event) => {
-                const on = event.target.checked;
-                setSelected((current) => {
-                  const next = new Set(current);
-                  for (const course of listed) if (on) next.add(course.id);
-                  else next.delete(course.id);
-                  return next;
-                });
-              }}
-            />
-            <Table caption={`Connected courses to assign “${preset.name}” to`} layout={narrow ? 'stacked' : 'auto'}>
-              <Table.Head>
-                <Table.Row>
-                  <Table.ColHeader id="pick" width="3rem">
-                    <ScreenReaderContent>Select</ScreenReaderContent>
-                  </Table.ColHeader>
-                  <Table.ColHeader id="pick-course">Course</Table.ColHeader>
-                  <Table.ColHeader id="pick-code">Code</Table.ColHeader>
-                  <Table.ColHeader id="pick-state">Preset</Table.ColHeader>
-                </Table.Row>
-              </Table.Head>
-              <Table.Body>
-                {listed.map((course) => (
-                  <Table.Row key={course.id}>
-                    <Table.Cell>
-                      <Checkbox
-                        label={<ScreenReaderContent>Select {course.name}</ScreenReaderContent>}
-                        checked={selected.has(course.id)}
-                        onChange={(event) => toggle(course.id, event.target.checked)}
-                      />
-                    </Table.Cell>
-                    <Table.RowHeader>{course.name}</Table.RowHeader>
-                    <Table.Cell>{course.courseCode || '—'}</Table.Cell>
-                    <Table.Cell>{assigned.has(course.id) ? 'Assigned' : <Text color="secondary">Not assigned</Text>}</Table.Cell>
-                  </Table.Row>
-                ))}
-              </Table.Body>
-            </Table>
-            </>
-          )}
-          {courses.data?.nextCursor !== null && courses.data !== undefined && (
+          <QueryState query={courses} size="small" loading={t('courses.loading')} failed={(reason) => t('presets.assign.loadFailed', { reason })}>
+            {(data) =>
+              data.courses.length === 0 ? (
+                <Text as="p">{search.search !== '' ? t('courses.noMatch', { search: search.search }) : t('courses.none')}</Text>
+              ) : (
+                <PickerTable preset={preset} courses={data.courses} selected={selected} onSelect={select} />
+              )
+            }
+          </QueryState>
+          {courses.data !== undefined && courses.data.nextCursor !== null && (
             <Text as="p" size="small" color="secondary">
-              Showing the first {PICKER_PAGE_SIZE} courses; search to find others, or choose all connected courses.
+              {t('presets.assign.firstOnly', { count: PICKER_PAGE_SIZE })}
             </Text>
           )}
         </View>
       )}
-      {failure !== null && (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="small 0 0">
-          {failure.message}
-        </Alert>
-      )}
+      {assign.isError && <StatusAlert margin="small 0 0">{readServerError(assign.error).message}</StatusAlert>}
       <Flex gap="small" margin="small 0 0" wrap="wrap">
-        <Button color="primary" interaction={(count === 0 || assign.isPending) ? 'disabled' : 'enabled'} onClick={() => submit(true)}>
-          {count === null ? 'Assign to all connected courses' : `Assign to ${count} selected`}
+        <Button color="primary" interaction={interaction} onClick={() => submit(true)}>
+          {count === null ? t('presets.assign.assignAll') : t('presets.assign.assignSelected', { count })}
         </Button>
-        <Button interaction={(count === 0 || assign.isPending) ? 'disabled' : 'enabled'} onClick={() => submit(false)}>
-          {count === null ? 'Remove from all connected courses' : `Remove from ${count} selected`}
+        <Button interaction={interaction} onClick={() => submit(false)}>
+          {count === null ? t('presets.assign.removeAll') : t('presets.assign.removeSelected', { count })}
         </Button>
       </Flex>
     </View>
+  );
+}
+
+interface PickerTableProps {
+  preset: Preset;
+  courses: readonly CourseRow[];
+  selected: ReadonlySet<string>;
+  onSelect: (ids: readonly string[], on: boolean) => void;
+}
+
+/** The listed courses, each with its box, and a box for all of them. */
+function PickerTable({ preset, courses, selected, onSelect }: PickerTableProps) {
+  const { t } = useTranslation('admin');
+  const assigned = useMemo(() => new Set(preset.assignedCourseIds), [preset.assignedCourseIds]);
+  const columns: TableColumn<CourseRow>[] = [
+    {
+      id: 'pick',
+      header: t('catalog.column.select'),
+      headerHidden: true,
+      width: '3rem',
+      render: (course) => (
+        <Checkbox
+          label={<ScreenReaderContent>{t('select', { name: course.name })}</ScreenReaderContent>}
+          checked={selected.has(course.id)}
+          onChange={(event) => onSelect([course.id], event.target.checked)}
+        />
+      ),
+    },
+    { id: 'pick-course', header: t('courses.column.course'), rowHeader: true, render: (course) => course.name },
+    { id: 'pick-code', header: t('courses.column.code'), render: (course) => course.courseCode || '—' },
+    {
+      id: 'pick-state',
+      header: t('presets.assign.column.preset'),
+      render: (course) => (assigned.has(course.id) ? t('presets.assign.assigned') : <Text color="secondary">{t('presets.assign.notAssigned')}</Text>),
+    },
+  ];
+  return (
+    <>
+      <Checkbox
+        label={t('presets.assign.selectListed')}
+        checked={courses.every((course) => selected.has(course.id))}
+        onChange={(event) => onSelect(courses.map((course) => course.id), event.target.checked)}
+      />
+      <DataTable caption={t('presets.assign.caption', { name: preset.name })} columns={columns} rows={courses} rowKey={(course) => course.id} />
+    </>
   );
 }

@@ -1,36 +1,37 @@
-import { Alert, Heading, List, Spinner, Text, View } from '@instructure/ui';
+import { Heading, List, Text, View } from '@instructure/ui';
 import { useQuery } from '@tanstack/react-query';
-import { readServerError, useTRPC } from '../../../lib/trpc';
+import { useTranslation } from 'react-i18next';
+import { QueryState } from '../../../components/QueryState';
+import { AUDIT_OUTCOME_LABEL } from '../../../lib/audit-labels';
+import { useTRPC } from '../../../lib/trpc';
+import { formatDateTime } from '../model';
 import { describeEntry } from './model';
 
 /** Who changed the preset and when, from the audit trail: what a school shows its exam board. */
 export function PresetHistory({ presetId }: { presetId: string }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const history = useQuery(trpc.admin.toolPresets.history.queryOptions({ presetId }));
   return (
     <View as="section" display="block" aria-labelledby={`history-${presetId}`}>
       <Heading level="h4" id={`history-${presetId}`} margin="0 0 x-small">
-        History
+        {t('presets.history.heading')}
       </Heading>
-      {history.isPending ? (
-        <Spinner renderTitle="Loading the history" size="x-small" />
-      ) : history.isError ? (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-          The history could not be loaded: {readServerError(history.error).message}
-        </Alert>
-      ) : (
-        <List isUnstyled itemSpacing="x-small">
-          {history.data.entries.map((entry) => (
-            <List.Item key={entry.id}>
-              <Text size="small">
-                <time dateTime={entry.occurredAt}>{new Date(entry.occurredAt).toLocaleString()}</time> · {entry.actorName ?? `LMS user ${entry.actorLmsUserId ?? '?'}`} ·{' '}
-                {describeEntry(entry)}
-                {entry.outcome !== 'success' ? ` · ${entry.outcome}` : ''}
-              </Text>
-            </List.Item>
-          ))}
-        </List>
-      )}
+      <QueryState query={history} size="small" loading={t('presets.history.loading')} failed={(reason) => t('presets.history.loadFailed', { reason })}>
+        {(data) => (
+          <List isUnstyled itemSpacing="x-small">
+            {data.entries.map((entry) => (
+              <List.Item key={entry.id}>
+                <Text size="small">
+                  <time dateTime={entry.occurredAt}>{formatDateTime(entry.occurredAt)}</time> ·{' '}
+                  {entry.actorName ?? t('presets.history.lmsUser', { id: entry.actorLmsUserId ?? '?' })} · {describeEntry(entry)}
+                  {entry.outcome !== 'success' ? ` · ${AUDIT_OUTCOME_LABEL[entry.outcome] ?? entry.outcome}` : ''}
+                </Text>
+              </List.Item>
+            ))}
+          </List>
+        )}
+      </QueryState>
     </View>
   );
 }

@@ -1,8 +1,11 @@
-import { Alert, Button, Flex, Heading, IconAddLine, Pill, ScreenReaderContent, Spinner, Tabs, Text, View } from '@instructure/ui';
+import { Button, Flex, Heading, IconAddLine, Pill, ScreenReaderContent, Tabs, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { ADMIN_TOOL_PRESET_LIMITS } from '@exb/shared/admin-tool-presets.js';
 import { useAnnouncer } from '../../../components/Announcer';
+import { EmptyState, QueryState } from '../../../components/QueryState';
+import { StatusAlert } from '../../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../../lib/trpc';
 import { hostOf } from '../../teacher/model';
 import { AssignmentPicker } from './AssignmentPicker';
@@ -14,6 +17,7 @@ type Editing = { readonly preset: Preset | null } | null;
 
 /** The account's school tool presets: their counts, create, edit, delete, the courses they go to, their history. */
 export function PresetsPage() {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const presets = useQuery(trpc.admin.toolPresets.list.queryOptions());
   const [editing, setEditing] = useState<Editing>(null);
@@ -25,46 +29,41 @@ export function PresetsPage() {
       {announcement}
       <Flex gap="small" justifyItems="space-between" alignItems="center" wrap="wrap" margin="0 0 small">
         <Heading level="h2" id="presets-heading">
-          School tool presets
+          {t('presets.heading')}
         </Heading>
         {editing === null && (
           <Button renderIcon={<IconAddLine />} interaction={count >= ADMIN_TOOL_PRESET_LIMITS.perAccount ? 'disabled' : 'enabled'} onClick={() => setEditing({ preset: null })}>
-            New preset
+            {t('presets.new')}
           </Button>
         )}
       </Flex>
-      <Text as="p">
-        A preset is an exam tool the school approves once (a calculator, a dictionary) and rolls out to connected courses. Up to{' '}
-        {ADMIN_TOOL_PRESET_LIMITS.perAccount} presets per account.
-      </Text>
+      <Text as="p">{t('presets.intro', { count: ADMIN_TOOL_PRESET_LIMITS.perAccount })}</Text>
       {editing !== null && (
         <View as="div" margin="small 0">
           <PresetForm
             preset={editing.preset}
             onDone={(saved) => {
               setEditing(null);
-              if (saved !== null) announce(`Preset “${saved.name}” saved.`);
+              if (saved !== null) announce(t('presets.saved', { name: saved.name }));
             }}
           />
         </View>
       )}
-      {presets.isPending ? (
-        <Spinner renderTitle="Loading the presets" size="small" />
-      ) : presets.isError ? (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-          The presets could not be loaded: {readServerError(presets.error).message}
-        </Alert>
-      ) : presets.data.presets.length === 0 ? (
-        <View as="div" padding="medium" borderWidth="small" borderRadius="medium" textAlign="center">
-          <Text>No presets yet.</Text>
-        </View>
-      ) : (
-        <Flex direction="column" gap="small" margin="small 0 0">
-          {presets.data.presets.map((preset) => (
-            <PresetCard key={preset.id} preset={preset} onEdit={() => setEditing({ preset })} onDeleted={() => announce(`Preset “${preset.name}” deleted.`)} />
-          ))}
-        </Flex>
-      )}
+      <QueryState query={presets} loading={t('presets.loading')} failed={(reason) => t('presets.loadFailed', { reason })}>
+        {(data) =>
+          data.presets.length === 0 ? (
+            <EmptyState>
+              <Text>{t('presets.none')}</Text>
+            </EmptyState>
+          ) : (
+            <Flex direction="column" gap="small" margin="small 0 0">
+              {data.presets.map((preset) => (
+                <PresetCard key={preset.id} preset={preset} onEdit={() => setEditing({ preset })} onDeleted={() => announce(t('presets.deleted', { name: preset.name }))} />
+              ))}
+            </Flex>
+          )
+        }
+      </QueryState>
     </View>
   );
 }
@@ -72,6 +71,7 @@ export function PresetsPage() {
 const PANELS = ['courses', 'history'] as const;
 
 function PresetCard({ preset, onEdit, onDeleted }: { preset: Preset; onEdit: () => void; onDeleted: () => void }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
@@ -86,6 +86,7 @@ function PresetCard({ preset, onEdit, onDeleted }: { preset: Preset; onEdit: () 
     }),
   );
   const headingId = `preset-${preset.id}`;
+  const websites = preset.tool.resourceRules.length;
   return (
     <View as="article" display="block" padding="small" borderWidth="small" borderRadius="medium" aria-labelledby={headingId}>
       <Flex gap="small" wrap="wrap" justifyItems="space-between" alignItems="start">
@@ -94,8 +95,7 @@ function PresetCard({ preset, onEdit, onDeleted }: { preset: Preset; onEdit: () 
             {preset.name}
           </Heading>
           <Text as="p" size="small">
-            {preset.tool.label} · {hostOf(preset.tool.url)}
-            {preset.tool.resourceRules.length > 0 ? ` · ${preset.tool.resourceRules.length} more ${preset.tool.resourceRules.length === 1 ? 'website' : 'websites'}` : ''}
+            {[preset.tool.label, hostOf(preset.tool.url), websites > 0 ? t('presets.moreWebsites', { count: websites }) : null].filter((part) => part !== null).join(' · ')}
           </Text>
           {preset.description !== '' && (
             <Text as="p" size="small" color="secondary">
@@ -103,44 +103,56 @@ function PresetCard({ preset, onEdit, onDeleted }: { preset: Preset; onEdit: () 
             </Text>
           )}
           <Flex gap="x-small" wrap="wrap" margin="x-small 0 0">
-            <Pill>{preset.assignedCourseCount} assigned</Pill>
-            {preset.pendingAssignmentCount > 0 && <Pill color="info">{preset.pendingAssignmentCount} pending</Pill>}
-            {preset.failedAssignmentCount > 0 && <Pill color="danger">{preset.failedAssignmentCount} failed</Pill>}
+            <Pill>{t('presets.assigned', { count: preset.assignedCourseCount })}</Pill>
+            {preset.pendingAssignmentCount > 0 && <Pill color="info">{t('presets.pending', { count: preset.pendingAssignmentCount })}</Pill>}
+            {preset.failedAssignmentCount > 0 && <Pill color="danger">{t('presets.failed', { count: preset.failedAssignmentCount })}</Pill>}
           </Flex>
         </Flex.Item>
         <Flex gap="x-small" wrap="wrap">
           <Button size="small" onClick={() => setOpen((value) => !value)} aria-expanded={open}>
-            {open ? 'Close' : 'Courses and history'}
-            <ScreenReaderContent>{` of ${preset.name}`}</ScreenReaderContent>
+            {open ? t('close') : t('presets.details')}
+            <ScreenReaderContent> {open ? t('presets.closeFor', { name: preset.name }) : t('presets.detailsFor', { name: preset.name })}</ScreenReaderContent>
           </Button>
           <Button size="small" onClick={onEdit}>
-            Edit<ScreenReaderContent>{` ${preset.name}`}</ScreenReaderContent>
+            {t('presets.edit')}
+            <ScreenReaderContent> {preset.name}</ScreenReaderContent>
           </Button>
           <Button size="small" color="secondary" onClick={() => setConfirming(true)}>
-            Delete<ScreenReaderContent>{` ${preset.name}`}</ScreenReaderContent>
+            {t('presets.delete')}
+            <ScreenReaderContent> {preset.name}</ScreenReaderContent>
           </Button>
         </Flex>
       </Flex>
       {confirming && (
-        <Alert variant="warning" variantScreenReaderLabel="Warning," hasShadow={false} margin="small 0 0">
-          <Text as="p">Delete “{preset.name}”? Its history stays in the audit trail.</Text>
-          {remove.isError && <Text as="p" color="danger">{readServerError(remove.error).message}</Text>}
+        <StatusAlert variant="warning" margin="small 0 0">
+          <Text as="p">{t('presets.confirmDelete', { name: preset.name })}</Text>
+          {remove.isError && (
+            <Text as="p" color="danger">
+              {readServerError(remove.error).message}
+            </Text>
+          )}
           <Flex gap="small" margin="x-small 0 0">
             <Button size="small" color="danger" interaction={remove.isPending ? 'disabled' : 'enabled'} onClick={() => remove.mutate({ presetId: preset.id })}>
-              Delete preset
+              {t('presets.deleteConfirm')}
             </Button>
-            <Button size="small" onClick={() => { setConfirming(false); remove.reset(); }}>
-              Keep it
+            <Button
+              size="small"
+              onClick={() => {
+                setConfirming(false);
+                remove.reset();
+              }}
+            >
+              {t('presets.keep')}
             </Button>
           </Flex>
-        </Alert>
+        </StatusAlert>
       )}
       {open && (
-        <Tabs margin="small 0 0" onRequestTabChange={(_event, { index }) => setPanel(PANELS[index] ?? 'courses')} screenReaderLabel={`${preset.name} details`}>
-          <Tabs.Panel id={`courses-${preset.id}`} renderTitle="Courses" isSelected={panel === 'courses'} padding="small 0">
+        <Tabs margin="small 0 0" onRequestTabChange={(_event, { index }) => setPanel(PANELS[index] ?? 'courses')} screenReaderLabel={t('presets.detailsOf', { name: preset.name })}>
+          <Tabs.Panel id={`courses-${preset.id}`} renderTitle={t('presets.tab.courses')} isSelected={panel === 'courses'} padding="small 0">
             <AssignmentPicker preset={preset} />
           </Tabs.Panel>
-          <Tabs.Panel id={`history-${preset.id}`} renderTitle="History" isSelected={panel === 'history'} padding="small 0">
+          <Tabs.Panel id={`history-${preset.id}`} renderTitle={t('presets.tab.history')} isSelected={panel === 'history'} padding="small 0">
             <PresetHistory presetId={preset.id} />
           </Tabs.Panel>
         </Tabs>

@@ -1,7 +1,10 @@
-import { Alert, Button, Flex, Heading, List, ProgressBar, Text, View } from '@instructure/ui';
+import { Button, Flex, Heading, List, ProgressBar, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useAnnouncer } from '../../../components/Announcer';
+import { StatusAlert } from '../../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../../lib/trpc';
 import { failureReason, type Rollout } from './model';
 
@@ -22,6 +25,7 @@ const BUSY_RETRY_MS = 1_000;
  * and the administrator can leave at any time (the summary's background passes carry on).
  */
 export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (failedCount: number) => void }) {
+  const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
@@ -47,7 +51,7 @@ export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (f
         } catch (error) {
           const refusal = readServerError(error);
           // Another pass of this preset is running (another tab, another administrator): wait a moment, then go on.
-          if (refusal.errorCode === 'ADMIN_TOOL_PRESET_BUSY') {
+          if (refusal.errorCode === ErrorCodes.ADMIN_TOOL_PRESET_BUSY) {
             await new Promise((resolve) => window.setTimeout(resolve, BUSY_RETRY_MS));
             continue;
           }
@@ -57,7 +61,7 @@ export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (f
       }
       if (!stopped) {
         void queryClient.invalidateQueries({ queryKey: trpc.admin.pathKey() });
-        announce('The rollout is finished.');
+        announce(t('presets.rollout.finishedAnnouncement'));
       }
     };
     setFailure(null);
@@ -67,7 +71,7 @@ export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (f
     return () => {
       stopped = true;
     };
-  }, [run, attempt, client, queryClient, trpc, announce]);
+  }, [run, attempt, client, queryClient, trpc, announce, t]);
 
   const done = rollout.pending === 0 && failure === null;
   const updated = Math.max(0, Math.min(run.total, run.total - rollout.pending));
@@ -77,51 +81,49 @@ export function RolloutProgress({ run, onRetry }: { run: RolloutRun; onRetry: (f
     <View as="section" display="block" margin="small 0 0" aria-labelledby="rollout-heading">
       {announcement}
       <Heading level="h4" id="rollout-heading" margin="0 0 x-small">
-        {done ? 'Rollout finished' : 'Rollout in progress'}
+        {done ? t('presets.rollout.finished') : t('presets.rollout.running')}
       </Heading>
       <ProgressBar
-        screenReaderLabel="Courses updated"
+        screenReaderLabel={t('presets.rollout.bar')}
         valueNow={updated}
         valueMax={Math.max(run.total, 1)}
-        formatScreenReaderValue={({ valueNow, valueMax }) => `${valueNow} of ${valueMax} courses`}
+        formatScreenReaderValue={({ valueNow, valueMax }) => t('presets.rollout.barValue', { count: valueMax, done: valueNow })}
         renderValue={() => (
-          <Text size="small">
-            {updated} of {run.total}
-          </Text>
+          <Text size="small">{t('presets.rollout.ofTotal', { done: updated, total: run.total })}</Text>
         )}
         meterColor={done ? (rollout.failed > 0 ? 'warning' : 'success') : 'info'}
       />
       <Text as="p" size="small">
         {done
           ? rollout.failed > 0
-            ? `${Math.max(0, run.total - rollout.failed)} of ${run.total} courses updated; ${rollout.failed} could not be updated.`
-            : `${run.total} ${run.total === 1 ? 'course' : 'courses'} updated.`
-          : `${rollout.pending} ${rollout.pending === 1 ? 'course' : 'courses'} still to update. You can leave this page; the rollout goes on in the background.`}
+            ? t('presets.rollout.someFailed', { count: run.total, updated: Math.max(0, run.total - rollout.failed), failed: rollout.failed })
+            : t('presets.rollout.allUpdated', { count: run.total })
+          : t('presets.rollout.stillPending', { count: rollout.pending })}
       </Text>
       {failure !== null && (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="small 0 0">
+        <StatusAlert margin="small 0 0">
           <Flex gap="small" alignItems="center" wrap="wrap">
-            <Flex.Item shouldGrow>The rollout stopped: {failure}</Flex.Item>
+            <Flex.Item shouldGrow>{t('presets.rollout.stopped', { reason: failure })}</Flex.Item>
             <Button size="small" onClick={() => setAttempt((value) => value + 1)}>
-              Continue the rollout
+              {t('presets.rollout.continue')}
             </Button>
           </Flex>
-        </Alert>
+        </StatusAlert>
       )}
       {done && failures.data !== undefined && failures.data.courses.length > 0 && (
         <View as="div" margin="small 0 0" padding="small" borderWidth="small" borderRadius="medium">
           <Heading level="h5" margin="0 0 x-small">
-            {failures.data.courses.length} {failures.data.courses.length === 1 ? 'course' : 'courses'} could not be updated
+            {t('presets.rollout.failedHeading', { count: failures.data.courses.length })}
           </Heading>
           <List margin="0 0 small">
             {failures.data.courses.map((course) => (
               <List.Item key={course.courseId}>
-                {course.name} ({course.courseCode || course.courseId}): {failureReason(course.errorCode)}
+                {t('presets.rollout.failedCourse', { name: course.name, code: course.courseCode || course.courseId, reason: failureReason(course.errorCode) })}
               </List.Item>
             ))}
           </List>
           <Button color="primary" onClick={() => onRetry(failures.data.courses.length)}>
-            Retry failed courses
+            {t('presets.rollout.retry')}
           </Button>
         </View>
       )}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveLaunchOutcome } from '../../src/identity/launch-principal.js';
+import { resolveLaunchOutcome } from '../../src/lti/launch-principal.js';
 import { LmsLtiConfigurationError } from '../../src/lti/errors.js';
 import type { LaunchClaims } from '../../src/lti/id-token.js';
 

@@ -4,9 +4,9 @@ import {
   COURSE_CUSTOM_FIELDS,
   isUnexpandedSubstitution,
 } from '@exb/shared/lti-custom-fields.js';
-import type { CourseRole, Principal } from './principal.js';
-import { LmsLtiConfigurationError, type RefusalText } from '../lti/errors.js';
-import { DEEP_LINKING_REQUEST, type LaunchClaims, type LaunchContextClaim } from '../lti/id-token.js';
+import type { CourseRole, Principal } from '../identity/principal.js';
+import { LmsLtiConfigurationError, type RefusalText } from './errors.js';
+import { DEEP_LINKING_REQUEST, type LaunchClaims, type LaunchContextClaim } from './id-token.js';
 
 const LIS = 'http://purl.imsglobal.org/vocab/lis/v2/';
 
