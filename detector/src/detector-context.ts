@@ -4,6 +4,7 @@ import type { DetectorContext } from './detector-run.js';
 import type { ScriptEnvironment } from './environment.js';
 import { captureExamBrowserApi } from './exam-browser.js';
 import { createLogger } from './log.js';
+import { createText, pageLocale } from './messages.js';
 import { createServiceApi } from './service-api.js';
 
 function sessionStorageOf(win: Window): Storage | null {
@@ -25,5 +26,6 @@ export function createDetectorContext(env: ScriptEnvironment, config: DetectorCo
     forms: captureFormOperations(env.window),
     api: createServiceApi(config.baseUrl, env.fetch, env.timers),
     log: createLogger(config.debug, env.console),
+    text: createText(config.messages, pageLocale(env.window)),
   };
 }

@@ -14,6 +14,7 @@ import { domReady, type SchedulingTimers, type ScriptEnvironment } from './envir
 import { readConfigKeyHash, type ExamBrowserApi } from './exam-browser.js';
 import { loadExitGrant, saveExitGrant } from './exit-grant-store.js';
 import type { Logger } from './log.js';
+import type { Text } from './messages.js';
 import { EMPTY_PANEL, createPanelHost, type PanelHost } from './panel.js';
 import type { ProofOutcome, Redemption } from './responses.js';
 import type { ServiceApi } from './service-api.js';
@@ -31,6 +32,8 @@ export interface DetectorContext extends ScriptEnvironment {
   readonly forms: FormOperations | null;
   readonly api: ServiceApi;
   readonly log: Logger;
+  /** The prompts in the LMS page's language. */
+  readonly text: Text;
 }
 
 export type DetectorOutcome =
@@ -79,7 +82,7 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
   if (redemption === 'configuration-rejected') return idle('proof-rejected');
   if (redemption === null) {
     await domReady(ctx.document);
-    createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'redemption-failed' } });
+    createPanelHost(ctx.document, ctx.text).show({ ...EMPTY_PANEL, notice: { kind: 'redemption-failed' } });
     return idle('redemption-failed');
   }
   if (redemption.exitGrant !== null) {
@@ -97,7 +100,7 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
     if (prompt !== null) {
       if (!mayAutoSubmit(ctx.storage, target, ctx.now())) {
         trace('prompt', 'repeated');
-        createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'access-code-not-accepted' } });
+        createPanelHost(ctx.document, ctx.text).show({ ...EMPTY_PANEL, notice: { kind: 'access-code-not-accepted' } });
         return idle('access-code-not-accepted');
       }
       trace('prompt', 'filled');
@@ -107,7 +110,7 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
     }
   }
 
-  const panel = createPanelHost(ctx.document);
+  const panel = createPanelHost(ctx.document, ctx.text);
   panel.show({ ...EMPTY_PANEL, tools: redemption.tools });
   return { outcome: 'active', stop: keepPanelCurrent(ctx, page, target, redemption, panel, trace) };
 }
@@ -125,7 +128,7 @@ async function prove(
   ctx.log('access proof rejected', { status: proof.status, errorCode: proof.errorCode });
   if (isConfigurationRejected(proof)) {
     await domReady(ctx.document);
-    createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } });
+    createPanelHost(ctx.document, ctx.text).show({ ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } });
   }
   return proof;
 }
@@ -178,7 +181,7 @@ async function remindOrdinaryBrowser(
       ? [serviceUrls.requiredBrowserView(ctx.config.baseUrl, target), classicQuizPath(page.courseId, page.quizId)]
       : [serviceUrls.requiredNewQuizView(ctx.config.baseUrl, target), newQuizAssignmentPath(page.courseId, page.assignmentId)];
   const setupUrl = `${view}?lms_url=${encodeURIComponent(`${ctx.location.origin}${lmsPath}`)}`;
-  createPanelHost(ctx.document).show({ ...EMPTY_PANEL, notice: { kind: 'exam-browser-required', setupUrl } });
+  createPanelHost(ctx.document, ctx.text).show({ ...EMPTY_PANEL, notice: { kind: 'exam-browser-required', setupUrl } });
   return idle('exam-browser-required');
 }
 
@@ -187,7 +190,7 @@ async function showResultPageExit(ctx: DetectorContext, target: AssessmentTarget
   if (!hasClassicQuizResult(ctx.document)) return idle('result-page');
   const grant = loadExitGrant(ctx.storage, target, ctx.now());
   if (grant !== null) {
-    createPanelHost(ctx.document).show({ ...EMPTY_PANEL, quitUrl: serviceUrls.exitSession(ctx.config.baseUrl, target, grant) });
+    createPanelHost(ctx.document, ctx.text).show({ ...EMPTY_PANEL, quitUrl: serviceUrls.exitSession(ctx.config.baseUrl, target, grant) });
   }
   return idle('result-page');
 }

@@ -3,6 +3,7 @@
  * lists approved tools, the exit link after completion, or a notice. All text goes in as text nodes; URLs come from the
  * service's validated answers or are built from the configuration.
  */
+import type { Text } from './messages.js';
 import type { Tool } from './responses.js';
 
 export type Notice =
@@ -47,10 +48,14 @@ function element<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, t
   return node;
 }
 
-function link(doc: Document, href: string, text: string, newWindow: boolean): HTMLAnchorElement {
+/** A link; `newWindowName`, for a link that opens a window of its own, is its accessible name saying so. */
+function link(doc: Document, href: string, text: string, newWindowName?: string): HTMLAnchorElement {
   const a = element(doc, 'a', text);
   a.setAttribute('href', href);
-  if (newWindow) a.setAttribute('target', '_blank');
+  if (newWindowName !== undefined) {
+    a.setAttribute('target', '_blank');
+    a.setAttribute('aria-label', newWindowName);
+  }
   a.setAttribute('rel', 'noopener noreferrer');
   return a;
 }
@@ -62,57 +67,46 @@ function paragraph(doc: Document, ...children: (string | Node)[]): HTMLParagraph
   return p;
 }
 
-function headingText(state: PanelState): string {
-  if (state.notice?.kind === 'exam-browser-required') return 'Secure exam browser required';
-  if (state.notice?.kind === 'redemption-failed') return 'Access code not available';
-  if (state.quitUrl !== null) return 'Quiz submitted';
-  return 'Exam tools';
+function headingText(state: PanelState, text: Text): string {
+  if (state.notice?.kind === 'exam-browser-required') return text('requiredHeading');
+  if (state.notice?.kind === 'redemption-failed') return text('redemptionFailedHeading');
+  if (state.quitUrl !== null) return text('submittedHeading');
+  return text('toolsHeading');
 }
 
-/** The panel for a state, or `null` when there is nothing to show. */
-export function renderPanel(doc: Document, state: PanelState): HTMLElement | null {
+/** The panel for a state in the page's language (`text`), or `null` when there is nothing to show. */
+export function renderPanel(doc: Document, state: PanelState, text: Text): HTMLElement | null {
   if (state.tools.length === 0 && state.quitUrl === null && state.notice === null) return null;
 
   const panel = element(doc, 'aside');
   panel.setAttribute(PANEL_ATTRIBUTE, '');
   panel.setAttribute('aria-labelledby', HEADING_ID);
   panel.setAttribute('style', PANEL_STYLE);
-  const heading = element(doc, 'h2', headingText(state));
+  const heading = element(doc, 'h2', headingText(state, text));
   heading.id = HEADING_ID;
   heading.setAttribute('style', 'margin:0 0 8px;font-size:16px');
   panel.append(heading);
 
   if (state.notice?.kind === 'exam-browser-required') {
-    panel.append(
-      paragraph(
-        doc,
-        'This quiz can only be taken in the secure exam browser. Download its one-time configuration here, in this browser: it starts the exam browser with the quiz.',
-      ),
-    );
-    panel.append(paragraph(doc, link(doc, state.notice.setupUrl, 'Get the exam browser configuration', false)));
+    panel.append(paragraph(doc, text('requiredText')));
+    panel.append(paragraph(doc, link(doc, state.notice.setupUrl, text('requiredLink'))));
   } else if (state.notice?.kind === 'configuration-rejected') {
-    panel.append(
-      paragraph(doc, 'This exam browser configuration does not match this quiz or is out of date. Download a fresh configuration from the course.'),
-    );
+    panel.append(paragraph(doc, text('configurationRejected')));
   } else if (state.notice?.kind === 'redemption-failed') {
-    panel.append(
-      paragraph(doc, 'The exam service could not provide the access code for this quiz just now. Reload this page to try again.'),
-    );
-    panel.append(paragraph(doc, 'If this keeps happening, tell your instructor.'));
+    panel.append(paragraph(doc, text('redemptionFailedText')));
+    panel.append(paragraph(doc, text('redemptionFailedHelp')));
   } else if (state.notice?.kind === 'access-code-not-accepted') {
-    panel.append(
-      paragraph(doc, 'The quiz did not accept the access code. Wait a moment and reload this page; if this happens again, ask your instructor.'),
-    );
+    panel.append(paragraph(doc, text('accessCodeNotAccepted')));
   }
 
   if (state.quitUrl !== null) {
-    panel.append(paragraph(doc, 'Your submission was received.'));
-    panel.append(paragraph(doc, link(doc, state.quitUrl, 'Exit the exam browser', false)));
+    panel.append(paragraph(doc, text('submittedText')));
+    panel.append(paragraph(doc, link(doc, state.quitUrl, text('exitLink'))));
   }
 
   if (state.tools.length > 0) {
     if (state.quitUrl !== null || state.notice !== null) {
-      const sub = element(doc, 'h3', 'Exam tools');
+      const sub = element(doc, 'h3', text('toolsHeading'));
       sub.setAttribute('style', 'margin:8px 0 4px;font-size:14px');
       panel.append(sub);
     }
@@ -120,7 +114,7 @@ export function renderPanel(doc: Document, state: PanelState): HTMLElement | nul
     list.setAttribute('style', 'margin:0;padding-left:18px');
     for (const tool of state.tools) {
       const item = element(doc, 'li');
-      item.append(link(doc, tool.url, tool.label, true));
+      item.append(link(doc, tool.url, tool.label, text('toolOpensNewWindow', { label: tool.label })));
       list.append(item);
     }
     panel.append(list);
@@ -134,7 +128,7 @@ export interface PanelHost {
 }
 
 /** Keeps one panel on the page, replacing the element it owns on every change. */
-export function createPanelHost(doc: Document): PanelHost {
+export function createPanelHost(doc: Document, text: Text): PanelHost {
   let current: HTMLElement | null = null;
   let state = EMPTY_PANEL;
   return {
@@ -143,7 +137,7 @@ export function createPanelHost(doc: Document): PanelHost {
     },
     show(next) {
       state = next;
-      const rendered = renderPanel(doc, next);
+      const rendered = renderPanel(doc, next, text);
       if (current !== null && current.parentNode !== null) current.parentNode.removeChild(current);
       current = rendered;
       if (rendered !== null && doc.body !== null) doc.body.append(rendered);

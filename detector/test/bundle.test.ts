@@ -35,6 +35,13 @@ describe('bundles', () => {
     }
   });
 
+  it('carry no prompts and no translation library of their own: the server injects the words', () => {
+    for (const [name, { code, inputs }] of built) {
+      expect(code, name).not.toContain('Secure exam browser required');
+      expect(inputs.some((path) => /i18next|locales\//.test(path)), name).toBe(false);
+    }
+  });
+
   it('stay small', () => {
     expect(Buffer.byteLength(bundle('lms-exb-theme-loader').code)).toBeLessThan(10_000);
     expect(Buffer.byteLength(bundle('lms-exb-detector').code)).toBeLessThan(25_000);
@@ -103,5 +110,19 @@ describe('bundles', () => {
     expect(requests[0]?.body).toEqual({ configKeyHash: KEY_HASH, url: takeUrl });
     expect(requests.filter((r) => r.url.includes('/access-proof/'))).toHaveLength(1);
     expect(submitted).toEqual(['c0de']);
+  });
+
+  it('detector: speaks the LMS page’s language with the injected prompts', async () => {
+    const win = createWindow(`${LMS}/courses/1/quizzes/2/take`, ACCESS_CODE_PAGE('/courses/1/quizzes/2/take'), { javascript: true });
+    win.document.documentElement.setAttribute('lang', 'de-DE');
+    const { fetch } = fakeFetch({
+      [`GET ${SERVICE}/api/exb/requirement/1/classicquiz_2`]: () => ({ status: 200, body: { success: true, exbRequired: true } }),
+    });
+    (win as unknown as { fetch: unknown }).fetch = fetch;
+    runInPage(win, injectDetectorConfig(bundle('lms-exb-detector').code, CONFIG));
+    const heading = () => win.document.querySelector('[data-exb-panel] h2');
+    await settleUntil(() => heading() !== null);
+    expect(heading()?.textContent).toBe('Sicherer Exam-Browser erforderlich');
+    expect(win.document.querySelector('[data-exb-panel] a')?.textContent).toBe('Konfiguration für den Exam-Browser herunterladen');
   });
 });

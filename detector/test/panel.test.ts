@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EMPTY_PANEL, PANEL_ATTRIBUTE, createPanelHost, renderPanel } from '../src/panel.js';
-import { LMS, SERVICE, asDomWindow, createWindow } from './support.js';
+import { ENGLISH, LMS, SERVICE, asDomWindow, createWindow } from './support.js';
 
 const newDoc = () => asDomWindow(createWindow(`${LMS}/courses/1/quizzes/2/take`, '<main id="content"></main>')).document;
 const TOOLS = [
@@ -10,12 +10,12 @@ const TOOLS = [
 
 describe('renderPanel', () => {
   it('renders nothing for an empty state', () => {
-    expect(renderPanel(newDoc(), EMPTY_PANEL)).toBeNull();
+    expect(renderPanel(newDoc(), EMPTY_PANEL, ENGLISH)).toBeNull();
   });
 
   it('renders tools as a labelled complementary landmark with safe links', () => {
     const doc = newDoc();
-    const panel = renderPanel(doc, { ...EMPTY_PANEL, tools: TOOLS })!;
+    const panel = renderPanel(doc, { ...EMPTY_PANEL, tools: TOOLS }, ENGLISH)!;
     expect(panel.tagName).toBe('ASIDE');
     const heading = panel.querySelector('h2')!;
     expect(panel.getAttribute('aria-labelledby')).toBe(heading.id);
@@ -32,7 +32,7 @@ describe('renderPanel', () => {
 
   it('renders the exit link after completion', () => {
     const quitUrl = `${SERVICE}/exb/exit/session/1/classicquiz_2/${'E'.repeat(42)}A`;
-    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, tools: TOOLS, quitUrl })!;
+    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, tools: TOOLS, quitUrl }, ENGLISH)!;
     expect(panel.querySelector('h2')?.textContent).toBe('Quiz submitted');
     const exit = Array.from(panel.querySelectorAll('a')).find((a) => a.textContent === 'Exit the exam browser');
     expect(exit?.getAttribute('href')).toBe(quitUrl);
@@ -44,7 +44,7 @@ describe('renderPanel', () => {
     const panel = renderPanel(newDoc(), {
       ...EMPTY_PANEL,
       notice: { kind: 'exam-browser-required', setupUrl: `${SERVICE}/exb/quiz/1/classicquiz_2` },
-    })!;
+    }, ENGLISH)!;
     expect(panel.querySelector('h2')?.textContent).toBe('Secure exam browser required');
     expect(panel.textContent).toContain('Download its one-time configuration here, in this browser');
     expect(panel.textContent).not.toContain('in the exam browser to continue');
@@ -54,14 +54,14 @@ describe('renderPanel', () => {
   });
 
   it('renders the notice that the access code could not be had, asking for a reload', () => {
-    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'redemption-failed' } })!;
+    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'redemption-failed' } }, ENGLISH)!;
     expect(panel.querySelector('h2')?.textContent).toBe('Access code not available');
     expect(panel.textContent).toContain('Reload this page to try again.');
     expect(panel.querySelector('a')).toBeNull();
   });
 
   it('renders the rejected-configuration notice', () => {
-    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } })!;
+    const panel = renderPanel(newDoc(), { ...EMPTY_PANEL, notice: { kind: 'configuration-rejected' } }, ENGLISH)!;
     expect(panel.textContent).toContain('fresh configuration');
   });
 });
@@ -69,7 +69,7 @@ describe('renderPanel', () => {
 describe('createPanelHost', () => {
   it('keeps a single panel and removes it when the state empties', () => {
     const doc = newDoc();
-    const host = createPanelHost(doc);
+    const host = createPanelHost(doc, ENGLISH);
     host.show({ ...EMPTY_PANEL, tools: TOOLS });
     host.show({ ...EMPTY_PANEL, tools: TOOLS.slice(0, 1) });
     expect(doc.querySelectorAll(`[${PANEL_ATTRIBUTE}]`)).toHaveLength(1);

@@ -1,9 +1,12 @@
 import { Window } from 'happy-dom';
 import type { DetectorConfig } from '@exb/shared/detector-config-rules.js';
+import type { DetectorMessages } from '@exb/shared/detector-messages.js';
+import { CATALOGUES } from '@exb/shared/i18n/catalogues.js';
 import type { FormOperations } from '../src/access-code-prompt.js';
 import type { DetectorContext } from '../src/detector-run.js';
 import { withoutFragment, type SchedulingTimers, type ScriptEnvironment } from '../src/environment.js';
 import { captureExamBrowserApi } from '../src/exam-browser.js';
+import { createText, pageLocale } from '../src/messages.js';
 import type { FetchFunction } from '../src/http.js';
 import { createServiceApi } from '../src/service-api.js';
 
@@ -13,13 +16,20 @@ export const KEY_HASH = 'a'.repeat(64);
 export const PROOF_TOKEN = `${'P'.repeat(42)}A`;
 export const EXIT_GRANT = `${'E'.repeat(42)}A`;
 
+/** The prompts as the server injects them: every language of the `detector` catalogue. */
+export const MESSAGES: DetectorMessages = { en: CATALOGUES.en.detector, de: CATALOGUES.de.detector };
+
 export const CONFIG: DetectorConfig = {
   baseUrl: SERVICE,
   ltiClientId: '10000000000001',
   deploymentIds: ['1:abc'],
   debug: false,
   diagnostics: false,
+  messages: MESSAGES,
 };
+
+/** The English prompts, for rendering a panel on its own. */
+export const ENGLISH = createText(MESSAGES, 'en');
 
 export function createWindow(url: string, bodyHtml = '', options: { javascript?: boolean } = {}): Window {
   const win = new Window({
@@ -131,6 +141,8 @@ export interface ExamBrowserStub {
 export interface DetectorSetup {
   url: string;
   html?: string;
+  /** The page's `<html lang>`. */
+  lang?: string;
   examBrowser?: ExamBrowserStub;
   routes?: Record<string, Route>;
   config?: Partial<DetectorConfig>;
@@ -138,6 +150,7 @@ export interface DetectorSetup {
 
 export function detectorSetup(setup: DetectorSetup) {
   const win = createWindow(setup.url, setup.html ?? '');
+  if (setup.lang !== undefined) win.document.documentElement.setAttribute('lang', setup.lang);
   if (setup.examBrowser !== undefined) {
     (win as unknown as { SafeExamBrowser: unknown }).SafeExamBrowser = { version: 'test', security: setup.examBrowser };
   }
@@ -163,6 +176,7 @@ export function detectorSetup(setup: DetectorSetup) {
     forms,
     api: createServiceApi(config.baseUrl, fetch, timers),
     log: () => undefined,
+    text: createText(config.messages, pageLocale(dom)),
   };
   return { win, ctx, requests, timers, forms };
 }

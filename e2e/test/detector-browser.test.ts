@@ -1,13 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '../../server/src/config/dev-secrets.js';
-import { freePort } from '../../server/src/free-port.js';
-import { createTestApp, type TestApp } from '../../server/test/support/app.js';
+import type { TestApp } from '../../server/test/support/app.js';
 import { failNextWrites } from '../../server/test/support/db-faults.js';
-import { DEPLOYMENT_ID, ISSUER, instructor, sessionFor, student, type TestSession } from '../../server/test/support/sessions.js';
+import { sessionFor, student, type TestSession } from '../../server/test/support/sessions.js';
 import {
   downloadConfiguration,
   openConfiguration,
@@ -15,22 +10,13 @@ import {
   type ExamBrowserPlatform,
   type OpenedConfiguration,
 } from '../src/exb-simulator/index.js';
-import { createMockLms, SESSION_COOKIE, type MockLms, type RecordedCall, type RunningLmsServer } from '../src/lms/index.js';
+import type { MockLms, RecordedCall } from '../src/lms/index.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+import { CONTENT_ID, COURSE, QUIZ, startEnforcedQuiz, type EnforcedQuiz } from './enforced-quiz.js';
+import { openLmsTab, openQuizPage as openLmsQuizPage, settled, takeQuiz as takeLmsQuiz, type LmsTab } from './lms-tab.js';
 
-const DETECTOR_BUNDLES = ['lms-exb-theme-loader.js', 'lms-exb-detector.js'].map((name) =>
-  fileURLToPath(new URL(`../../detector/dist/${name}`, import.meta.url)),
-);
-const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
-
-const CLIENT_ID = '10000000000001';
-const OAUTH_CLIENT_ID = '10000000000002';
 const OAUTH_CLIENT_SECRET = 'detector-browser-oauth-secret';
 
-const COURSE = '101';
-/** The enforced quiz: no access code in the LMS until enforcement sets one. */
-const QUIZ = '201';
-const CONTENT_ID = `classicquiz_${QUIZ}`;
 /** Never enforced, with its own LMS access code. */
 const OPEN_QUIZ = '204';
 
@@ -41,22 +27,6 @@ const SESSION_TOKEN_ROUTE = 'GET /api/v1/login/session_token';
 const PANEL = 'aside[data-exb-panel]';
 const DETECTOR_SCRIPT = 'script[data-exb-detector]';
 
-interface ServiceCall {
-  method: string;
-  path: string;
-  status: number;
-}
-
-interface LmsTab {
-  context: BrowserContext;
-  page: Page;
-  /** Responses of the service to this tab, in order. */
-  serviceCalls: ServiceCall[];
-  /** Script errors and failed loads of the service's scripts. */
-  problems: string[];
-  close(): Promise<void>;
-}
-
 function bootstrapOf(html: string): Record<string, unknown> {
   const match = /<script id="exb-bootstrap" type="application\/json">(.*?)<\/script>/s.exec(html);
   if (match?.[1] === undefined) throw new Error('the page has no bootstrap element');
@@ -64,9 +34,9 @@ function bootstrapOf(html: string): Record<string, unknown> {
 }
 
 describe.runIf(browserAvailable())('detector and theme loader on the development LMS in Chromium', () => {
+  let quiz: EnforcedQuiz;
   let t: TestApp;
   let lms: MockLms;
-  let lmsServer: RunningLmsServer;
   let browser: LaunchedBrowser;
   let lmsUrl: string;
   let serviceUrl: string;
@@ -75,117 +45,23 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
   /** The code enforcement put on the quiz in the LMS. */
   let accessCode: string;
 
-  /** A service request as the tool's own pages send it (mutations carry Fetch Metadata and a JSON body). */
-  async function serviceRequest(
-    method: 'GET' | 'POST' | 'PUT',
-    url: string,
-    cookie: string,
-    body?: Record<string, unknown>,
-  ): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-    const payload = body ?? (method === 'GET' ? undefined : {});
-    const response = await t.app.inject({
-      method,
-      url,
-      headers: { cookie, ...(method === 'GET' ? {} : { 'sec-fetch-site': 'same-origin' }) },
-      ...(payload === undefined ? {} : { payload }),
-    });
-    return { status: response.statusCode, body: response.body, headers: response.headers };
-  }
-
-  async function expectOk(method: 'GET' | 'POST' | 'PUT', url: string, cookie: string, body?: Record<string, unknown>) {
-    const response = await serviceRequest(method, url, cookie, body);
-    if (response.status !== 200) throw new Error(`${method} ${url} answered ${response.status}: ${response.body}`);
-    return response;
-  }
-
-  /**
-   * The LMS OAuth authorization as the person's browser completes it: the service's start sends the browser to the
-   * LMS, the person approves there, and the LMS sends the code back to the service's callback.
-   */
-  async function authorizeInLms(session: TestSession, start: string, lmsUserId: number): Promise<void> {
-    const started = await serviceRequest('GET', start, session.cookie);
-    expect(started.status).toBe(302);
-    const location = new URL(String(started.headers.location));
-    expect(`${location.origin}${location.pathname}`).toBe(`${lmsUrl}/login/oauth2/auth`);
-    const approval = lms.oauth.approve({
-      user: lmsUserId,
-      scopes: location.searchParams.get('scope')!.split(' '),
-      state: location.searchParams.get('state')!,
-      redirectUri: location.searchParams.get('redirect_uri')!,
-      clientId: location.searchParams.get('client_id')!,
-    });
-    const callback = new URL(approval.redirectUrl);
-    expect(`${callback.origin}${callback.pathname}`).toBe(`${serviceUrl}/api/oauth2callback`);
-    await expectOk('GET', `${callback.pathname}${callback.search}`, session.cookie);
-  }
-
   /**
    * What a student does to get a configuration: the required-browser view (where the detector's notice links) hands
    * out the config-grant action token, the grant names the download, and the exam browser downloads and opens it.
    */
   async function studentConfiguration(): Promise<OpenedConfiguration> {
-    const view = await expectOk('GET', `/exb/quiz/${COURSE}/${CONTENT_ID}`, studentSession.cookie);
+    const view = await quiz.expectOk('GET', `/exb/quiz/${COURSE}/${CONTENT_ID}`, studentSession.cookie);
     const { actionToken } = bootstrapOf(view.body);
     expect(typeof actionToken).toBe('string');
-    const grant = await expectOk('POST', `/api/exb/config-grant/${COURSE}/${CONTENT_ID}`, studentSession.cookie, { actionToken });
+    const grant = await quiz.expectOk('POST', `/api/exb/config-grant/${COURSE}/${CONTENT_ID}`, studentSession.cookie, { actionToken });
     const { exbLaunchUrl } = JSON.parse(grant.body) as { exbLaunchUrl: string };
     const downloaded = await downloadConfiguration(exbLaunchUrl);
     return openConfiguration(downloaded.bytes, identity);
   }
 
-  /** A fresh browser profile on the LMS, logged in as `lmsUser` unless it arrives through a session URL. */
-  async function openTab(options: { examBrowser?: SimulatedExamBrowser; lmsUser?: string } = {}): Promise<LmsTab> {
-    const context = await browser.browser.newContext();
-    if (options.examBrowser !== undefined) await context.addInitScript(options.examBrowser.initScript());
-    if (options.lmsUser !== undefined) {
-      const [name, value] = lms.webSessionCookie(options.lmsUser).split('=') as [string, string];
-      expect(name).toBe(SESSION_COOKIE);
-      await context.addCookies([{ name, value, url: lmsUrl }]);
-    }
-    const page = await context.newPage();
-    const serviceCalls: ServiceCall[] = [];
-    const problems: string[] = [];
-    page.on('response', (response) => {
-      const url = new URL(response.url());
-      if (url.origin !== serviceUrl) return;
-      serviceCalls.push({ method: response.request().method(), path: url.pathname, status: response.status() });
-      if (response.status() >= 400 && url.pathname.startsWith('/js/')) problems.push(`${response.status()} ${url.pathname}`);
-    });
-    page.on('requestfailed', (request) => {
-      if (new URL(request.url()).origin === serviceUrl) problems.push(`failed ${request.method()} ${request.url()}`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
-    page.on('console', (message) => {
-      // Only the scripts' own failures (a CORS refusal shows up here too); the LMS pages have no favicon.
-      const text = message.text();
-      if (message.type() === 'error' && !/favicon/.test(`${text} ${message.location().url}`)) problems.push(text);
-    });
-    return { context, page, serviceCalls, problems, close: () => context.close() };
-  }
-
-  /** The quiz page, once its scripts are done. */
-  async function openQuizPage(page: Page, quizId: string): Promise<void> {
-    await page.goto(`${lmsUrl}/courses/${COURSE}/quizzes/${quizId}`);
-    await settled(page);
-  }
-
-  /**
-   * From the quiz page, the "Take the Quiz" button, which posts to the take page. The quiz page's own scripts finish
-   * first, so no request of theirs is cut off by the navigation and counted as a failure.
-   */
-  async function takeQuiz(page: Page, quizId: string): Promise<void> {
-    if (new URL(page.url()).pathname === `/courses/${COURSE}/quizzes/${quizId}`) await settled(page);
-    else await openQuizPage(page, quizId);
-    await Promise.all([
-      page.waitForURL(new RegExp(`/courses/${COURSE}/quizzes/${quizId}/take`), { timeout: 15_000 }),
-      page.locator('#take_quiz_link').click(),
-    ]);
-  }
-
-  /** Waits until the page's scripts have nothing in flight: negative checks are only meaningful after that. */
-  async function settled(page: Page): Promise<void> {
-    await page.waitForLoadState('networkidle');
-  }
+  const openTab = (options: Parameters<typeof openLmsTab>[2] = {}) => openLmsTab(browser, quiz, options);
+  const openQuizPage = (page: Page, quizId: string) => openLmsQuizPage(page, lmsUrl, quizId);
+  const takeQuiz = (page: Page, quizId: string) => takeLmsQuiz(page, lmsUrl, quizId);
 
   const callsOf = (tab: LmsTab, method: string, pathPrefix: string) =>
     tab.serviceCalls.filter((call) => call.method === method && call.path.startsWith(pathPrefix));
@@ -199,66 +75,19 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
   const lastSeq = () => lms.calls.last()?.seq ?? 0;
 
   beforeAll(async () => {
-    for (const bundle of DETECTOR_BUNDLES) {
-      if (!existsSync(bundle)) throw new Error(`the detector bundles are missing: run \`npm run build -w detector\` (${bundle})`);
-    }
-    if (!existsSync(CLIENT_MANIFEST)) throw new Error('the client bundle is missing: run `npm run build -w client`');
-
-    lmsUrl = `http://127.0.0.1:${await freePort()}`;
-    t = await createTestApp({
-      listen: true,
-      env: {
-        LMS_URL: lmsUrl,
-        LTI_ISSUER: ISSUER,
-        LTI_CLIENT_ID: CLIENT_ID,
-        LTI_DEPLOYMENT_ID: DEPLOYMENT_ID,
-        LMS_OAUTH_CLIENT_ID: OAUTH_CLIENT_ID,
-        LMS_OAUTH_CLIENT_SECRET: OAUTH_CLIENT_SECRET,
-      },
-    });
-    serviceUrl = t.url!;
-    lms = createMockLms({
-      baseUrl: lmsUrl,
-      issuer: ISSUER,
-      tool: {
-        baseUrl: serviceUrl,
-        clientId: CLIENT_ID,
-        deploymentId: DEPLOYMENT_ID,
-        oauthClientId: OAUTH_CLIENT_ID,
-        oauthClientSecret: OAUTH_CLIENT_SECRET,
-        themeJavaScriptUrl: `${serviceUrl}/js/lms-exb-theme-loader.js`,
-      },
-    });
-    lmsServer = await lms.startHttpServer();
-    browser = await launchBrowser();
-
-    const secrets = path.join(t.dataDir, 'secrets');
-    identity = {
-      certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
-      privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
-    };
-
-    // The instructor connects the tool to the LMS, discovers the course's quizzes, sets the course exit password and
-    // turns enforcement on for the quiz: the service puts a generated access code on it in the LMS.
-    const teacher = sessionFor(t.app, instructor({ courseId: COURSE }));
-    await authorizeInLms(teacher, '/api/oauth2authorize', 2);
-    await expectOk('POST', `/api/quizzes/course/${COURSE}/refresh`, teacher.cookie);
-    await expectOk('PUT', `/api/quizzes/course/${COURSE}/defaults`, teacher.cookie, { quitPassword: 'leave-the-exam' });
-    await expectOk('POST', `/api/quizzes/${COURSE}/${QUIZ}/exb/enable`, teacher.cookie);
-    const code = lms.state.quizzes.get(Number(QUIZ))!.accessCode;
-    expect(code).toEqual(expect.any(String));
-    accessCode = code!;
+    quiz = await startEnforcedQuiz({ oauthClientSecret: OAUTH_CLIENT_SECRET, exitPassword: 'leave-the-exam' });
+    ({ t, lms, lmsUrl, serviceUrl, identity, accessCode } = quiz);
     expect(lms.calls.last(UPDATE_QUIZ_ROUTE)?.body).toMatchObject({ quiz: { access_code: accessCode } });
+    browser = await launchBrowser();
 
     // The student's exam browser is signed into the LMS with a session URL, which needs the student's grant.
     studentSession = sessionFor(t.app, student({ courseId: COURSE, lmsUserId: '3' }));
-    await authorizeInLms(studentSession, '/api/student-session-authorize', 3);
+    await quiz.authorizeInLms(studentSession, '/api/student-session-authorize', 3);
   });
 
   afterAll(async () => {
     await browser?.close();
-    await lmsServer?.close();
-    await t?.close();
+    await quiz?.close();
   });
 
   it.each([

@@ -5,6 +5,8 @@
  *
  * No dependencies, so the browser bundles validate with this module; the zod schema is in `detector-config.ts`.
  */
+import { parseDetectorMessages, type DetectorMessages } from './detector-messages.js';
+
 export const DETECTOR_CONFIG_MARKER = '__EXB_DETECTOR_CONFIG__';
 
 export interface DetectorConfig {
@@ -14,6 +16,8 @@ export interface DetectorConfig {
   readonly deploymentIds: readonly string[];
   readonly debug: boolean;
   readonly diagnostics: boolean;
+  /** The detector's prompts in every supported language; only the detector carries them, never the theme loader. */
+  readonly messages?: DetectorMessages;
 }
 
 export const DETECTOR_CONFIG_LIMITS = {
@@ -54,21 +58,26 @@ export function isConfigIdentifier(value: unknown): value is string {
   );
 }
 
-/** Validates an injected configuration: exactly the five keys, each well formed, the base URL already normalized. */
+/**
+ * Validates an injected configuration: exactly the five keys (and the detector's `messages`), each well formed, the
+ * base URL already normalized.
+ */
 export function parseDetectorConfig(value: unknown): DetectorConfig | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record);
-  if (keys.length !== CONFIG_KEYS.length || !CONFIG_KEYS.every((key) => Object.prototype.hasOwnProperty.call(record, key))) {
-    return null;
-  }
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(record, key);
+  const expected = CONFIG_KEYS.length + (has('messages') ? 1 : 0);
+  if (Object.keys(record).length !== expected || !CONFIG_KEYS.every(has)) return null;
   const { baseUrl, ltiClientId, deploymentIds, debug, diagnostics } = record;
   if (typeof baseUrl !== 'string' || normalizeServiceBaseUrl(baseUrl) !== baseUrl) return null;
   if (!isConfigIdentifier(ltiClientId)) return null;
   if (!Array.isArray(deploymentIds) || deploymentIds.length > DETECTOR_CONFIG_LIMITS.deploymentIds) return null;
   if (!deploymentIds.every(isConfigIdentifier)) return null;
   if (typeof debug !== 'boolean' || typeof diagnostics !== 'boolean') return null;
-  return { baseUrl, ltiClientId, deploymentIds: [...deploymentIds], debug, diagnostics };
+  const config = { baseUrl, ltiClientId, deploymentIds: [...deploymentIds], debug, diagnostics };
+  if (!has('messages')) return config;
+  const messages = parseDetectorMessages(record.messages);
+  return messages === null ? null : { ...config, messages };
 }
 
 /**
@@ -82,6 +91,7 @@ export function serializeDetectorConfig(config: DetectorConfig): string {
     deploymentIds: [...config.deploymentIds],
     debug: config.debug,
     diagnostics: config.diagnostics,
+    ...(config.messages === undefined ? {} : { messages: config.messages }),
   };
   return JSON.stringify(ordered).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

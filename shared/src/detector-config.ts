@@ -15,6 +15,9 @@ export {
   serializeDetectorConfig,
   type DetectorConfig,
 } from './detector-config-rules.js';
+import { parseDetectorMessages, type DetectorMessages } from './detector-messages.js';
+
+export { parseDetectorMessages, type DetectorMessageKey, type DetectorMessages } from './detector-messages.js';
 
 const identifierSchema = z.string().refine(isConfigIdentifier, 'Expected 1 to 255 characters without control characters');
 
@@ -31,4 +34,6 @@ export const detectorConfigSchema: z.ZodType<DetectorConfig> = z.strictObject({
   deploymentIds: z.array(identifierSchema).max(DETECTOR_CONFIG_LIMITS.deploymentIds),
   debug: z.boolean(),
   diagnostics: z.boolean(),
+  // The browser's validator, so both accept exactly the same prompts.
+  messages: z.custom<DetectorMessages>((value) => parseDetectorMessages(value) !== null, 'Expected the prompts of every supported language').optional(),
 });

@@ -7,6 +7,7 @@ import {
   parseDetectorConfig,
   serializeDetectorConfig,
   type DetectorConfig,
+  type DetectorMessages,
 } from '../src/detector-config.js';
 
 const VALID: DetectorConfig = {
@@ -16,6 +17,8 @@ const VALID: DetectorConfig = {
   debug: false,
   diagnostics: false,
 };
+
+const MESSAGES = { en: { exitLink: 'Exit the exam browser' }, de: { exitLink: 'Exam-Browser beenden' } } as unknown as DetectorMessages;
 
 const INVALID: unknown[] = [
   null,
@@ -43,6 +46,15 @@ const INVALID: unknown[] = [
   { ...VALID, debug: 'false' },
   { ...VALID, diagnostics: 0 },
   (({ diagnostics: _omit, ...rest }) => rest)(VALID),
+  { ...VALID, messages: null },
+  { ...VALID, messages: [] },
+  { ...VALID, messages: { en: MESSAGES.en } },
+  { ...VALID, messages: { ...MESSAGES, fr: MESSAGES.en } },
+  { ...VALID, messages: { ...MESSAGES, de: {} } },
+  { ...VALID, messages: { ...MESSAGES, de: { exitLink: '' } } },
+  { ...VALID, messages: { ...MESSAGES, de: { exitLink: 7 } } },
+  { ...VALID, messages: { ...MESSAGES, de: { exitLink: 'x'.repeat(1001) } } },
+  { ...VALID, messages: { ...MESSAGES, de: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, 'x'])) } },
 ];
 
 describe('normalizeServiceBaseUrl', () => {
@@ -67,6 +79,17 @@ describe('detector configuration', () => {
     const withPath = { ...VALID, baseUrl: 'http://localhost:3000/exb', deploymentIds: [], debug: true, diagnostics: true };
     expect(parseDetectorConfig(withPath)).toEqual(withPath);
     expect(detectorConfigSchema.safeParse(withPath).success).toBe(true);
+  });
+
+  it('accepts the detector’s prompts in every supported language', () => {
+    const withMessages = { ...VALID, messages: MESSAGES };
+    expect(parseDetectorConfig(withMessages)).toEqual(withMessages);
+    expect(detectorConfigSchema.parse(withMessages)).toEqual(withMessages);
+    const injected = injectDetectorConfig(`(()=>{window.out=${DETECTOR_CONFIG_MARKER}})();`, { ...withMessages, messages: { ...MESSAGES, de: { exitLink: '</script>&' } } as unknown as DetectorMessages });
+    expect(injected).not.toMatch(/<\/script>/);
+    const sandbox: { out?: DetectorConfig } = {};
+    new Function('window', injected)(sandbox);
+    expect(sandbox.out?.messages?.de.exitLink).toBe('</script>&');
   });
 
   it('the zod schema and the browser validator reject the same inputs', () => {

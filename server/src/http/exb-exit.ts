@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import type { AppContext } from '../context.js';
+import { translator, type Translate } from '../i18n/translator.js';
 import { lmsCourseUrl } from '../lms/pages.js';
+import { requestLocale } from '../security/session.js';
 import { assessmentParams, exbPage } from './exb-student-http.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
 
@@ -20,23 +22,20 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
   const headers = htmlSecurityHeaders(config.lmsUrl);
   const lmsHome = (courseId: string) => lmsCourseUrl(config.lmsUrl, courseId);
 
-  const page = (reply: FastifyReply, status: number, html: string) =>
-    reply.code(status).headers(headers).type('text/html; charset=utf-8').send(html);
+  /** An exit page in the request's language: `content` words it with `t`. */
+  const page = (reply: FastifyReply, status: number, content: (t: Translate) => Omit<Parameters<typeof exbPage>[0], 'locale'>) => {
+    const locale = requestLocale(reply.request);
+    const html = exbPage({ ...content(translator(locale)), locale });
+    return reply.code(status).headers(headers).type('text/html; charset=utf-8').send(html);
+  };
 
   const refused = (reply: FastifyReply, courseId: string | null) =>
-    page(
-      reply,
-      403,
-      exbPage({
-        title: 'This exit link is not valid',
-        paragraphs: [
-          'The exit link is missing, has expired, or the quiz no longer requires the exam browser.',
-          'If you have submitted the quiz, close the exam browser with its quit button and the exit password your instructor gives you.',
-        ],
-        ...(courseId === null ? {} : { links: [{ href: lmsHome(courseId), text: 'Back to the course' }] }),
-        bootstrap: { view: 'exb-exit-refused' },
-      }),
-    );
+    page(reply, 403, (t) => ({
+      title: t('launch:exit.refusedTitle'),
+      paragraphs: [t('launch:exit.refusedCause'), t('launch:exit.refusedHelp')],
+      ...(courseId === null ? {} : { links: [{ href: lmsHome(courseId), text: t('launch:exit.backToCourse') }] }),
+      bootstrap: { view: 'exb-exit-refused' },
+    }));
 
   // Malformed ids name nothing: the answer of any unknown address.
   const notFound = (reply: FastifyReply) => reply.callNotFound();
@@ -49,16 +48,12 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
       return refused(reply, params.courseId);
     }
     const quitPath = `/exb/exit/quit/${params.courseId}/${params.contentId}/${grant}`;
-    return page(
-      reply,
-      200,
-      exbPage({
-        title: 'Your quiz is submitted',
-        paragraphs: ['You can now leave the exam browser. It closes when you continue.'],
-        links: [{ href: quitPath, text: 'Leave the exam browser' }],
-        bootstrap: { view: 'exb-exit-session', courseId: params.courseId, contentId: params.contentId, quitUrl: quitPath },
-      }),
-    );
+    return page(reply, 200, (t) => ({
+      title: t('launch:exit.submittedTitle'),
+      paragraphs: [t('launch:exit.submittedMessage')],
+      links: [{ href: quitPath, text: t('launch:exit.leave') }],
+      bootstrap: { view: 'exb-exit-session', courseId: params.courseId, contentId: params.contentId, quitUrl: quitPath },
+    }));
   });
 
   app.get<ExitRoute>('/exb/exit/session/:courseId/:quizId', async (request, reply) => {
@@ -82,16 +77,12 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
     if (!isBase64UrlToken(token) || !(await exits.isCurrentQuitToken(params.courseId, params.contentId, token))) {
       return refused(reply, params.courseId);
     }
-    return page(
-      reply.headers({ 'x-exb-quit': 'true', 'x-exb-exit': 'submitted' }),
-      200,
-      exbPage({
-        title: 'Quiz finished',
-        paragraphs: ['The exam browser closes now.', 'If it stays open, close it with its own quit button.'],
-        links: [{ href: lmsHome(params.courseId), text: 'Back to the course' }],
-        bootstrap: { view: 'exb-exit-complete', courseId: params.courseId, contentId: params.contentId },
-      }),
-    );
+    return page(reply.headers({ 'x-exb-quit': 'true', 'x-exb-exit': 'submitted' }), 200, (t) => ({
+      title: t('launch:exit.finishedTitle'),
+      paragraphs: [t('launch:exit.finishedCloses'), t('launch:exit.finishedStaysOpen')],
+      links: [{ href: lmsHome(params.courseId), text: t('launch:exit.backToCourse') }],
+      bootstrap: { view: 'exb-exit-complete', courseId: params.courseId, contentId: params.contentId },
+    }));
   });
 
   app.get<ExitRoute>('/exb/exit/complete/:courseId/:quizId', async (request, reply) => {
@@ -102,30 +93,19 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
   app.get<ExitRoute>('/exb/exit/:courseId/:quizId', async (request, reply) => {
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return notFound(reply);
-    return page(
-      reply,
-      200,
-      exbPage({
-        title: 'Leaving the exam browser',
-        paragraphs: [
-          'This page does not close the exam browser and does not submit your quiz.',
-          'Submit the quiz in the LMS first; the page shown afterwards lets you leave. To leave before that, ask your instructor for the exit password and use the exam browser’s quit button.',
-        ],
-        bootstrap: { view: 'exb-exit-manual', courseId: params.courseId, contentId: params.contentId },
-      }),
-    );
+    return page(reply, 200, (t) => ({
+      title: t('launch:exit.manualTitle'),
+      paragraphs: [t('launch:exit.manualNoEffect'), t('launch:exit.manualHow')],
+      bootstrap: { view: 'exb-exit-manual', courseId: params.courseId, contentId: params.contentId },
+    }));
   });
 
   const gone = async (_request: unknown, reply: FastifyReply) =>
-    page(
-      reply,
-      410,
-      exbPage({
-        title: 'This exit link is no longer available',
-        paragraphs: ['Use the exit link shown after you submit the quiz, or the exam browser’s quit button with the exit password.'],
-        bootstrap: { view: 'exb-exit-gone' },
-      }),
-    );
+    page(reply, 410, (t) => ({
+      title: t('launch:exit.goneTitle'),
+      paragraphs: [t('launch:exit.goneMessage')],
+      bootstrap: { view: 'exb-exit-gone' },
+    }));
   app.get('/exb/exit/quit/:courseId/:quizId', gone);
   app.get('/exb/exit/manual/:courseId/:quizId', gone);
 }

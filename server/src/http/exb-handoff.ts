@@ -1,7 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { AppContext } from '../context.js';
 import type { HandoffOutcome } from '../domain/exam-browser/config-grants.js';
+import { translator } from '../i18n/translator.js';
 import { lmsCourseUrl } from '../lms/pages.js';
+import { requestLocale } from '../security/session.js';
 import { exbPage, sensitiveResponse } from './exb-student-http.js';
 import { launchHandoffPage } from './launch-handoff-page.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
@@ -10,17 +13,20 @@ export const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
 
 type HandoffRoute = { Querystring: { key?: unknown } };
 
-/** The handoff page for each outcome of its key, with its status. */
+/** The handoff page for each outcome of its key, with its status, in `locale`. */
 function handoffPage(
   handoff: HandoffOutcome,
   lmsUrl: string,
   testbedExamBrowserUrl: string | undefined,
+  locale: Locale,
 ): { status: number; html: string } {
+  const t = translator(locale);
   if (handoff.kind === 'unknown') {
     const html = exbPage({
-      title: 'This link is not valid',
-      paragraphs: ['Open the quiz from your course in the LMS and download the configuration again.'],
-      links: [{ href: lmsUrl, text: 'Go to the LMS', top: true }],
+      locale,
+      title: t('launch:handoff.invalidTitle'),
+      paragraphs: [t('launch:handoff.invalidMessage')],
+      links: [{ href: lmsUrl, text: t('launch:handoff.goToLms'), top: true }],
       bootstrap: { view: 'exb-launch-handoff', available: false },
     });
     return { status: 404, html };
@@ -28,15 +34,16 @@ function handoffPage(
   const returnUrl = lmsCourseUrl(lmsUrl, handoff.courseId);
   if (handoff.kind === 'used') {
     const html = exbPage({
-      title: 'The exam browser was already started',
-      paragraphs: ['This link opens the exam browser only once. To start again, download a new configuration from the quiz.'],
-      links: [{ href: returnUrl, text: 'Back to the course', top: true }],
+      locale,
+      title: t('launch:handoff.usedTitle'),
+      paragraphs: [t('launch:handoff.usedMessage')],
+      links: [{ href: returnUrl, text: t('launch:handoff.backToCourse'), top: true }],
       bootstrap: { view: 'exb-launch-handoff', available: false, lmsReturnUrl: returnUrl },
     });
     return { status: 200, html };
   }
   const { exbLaunchUrl, purpose } = handoff;
-  const html = launchHandoffPage({ exbLaunchUrl, purpose, returnUrl, testbedExamBrowserUrl });
+  const html = launchHandoffPage({ exbLaunchUrl, purpose, returnUrl, testbedExamBrowserUrl, locale });
   return { status: 200, html };
 }
 
@@ -45,7 +52,8 @@ export async function registerExbHandoffRoutes(app: FastifyInstance, ctx: AppCon
   const { config, examBrowser } = ctx;
   const htmlHeaders = htmlSecurityHeaders(config.lmsUrl);
   app.get<HandoffRoute>(LAUNCH_HANDOFF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
-    const { status, html } = handoffPage(await examBrowser.grants.openHandoff(request.query.key), config.lmsUrl, config.testbedExamBrowserUrl);
+    const handoff = await examBrowser.grants.openHandoff(request.query.key);
+    const { status, html } = handoffPage(handoff, config.lmsUrl, config.testbedExamBrowserUrl, requestLocale(request));
     return reply.code(status).headers(htmlHeaders).type('text/html; charset=utf-8').send(html);
   });
 }

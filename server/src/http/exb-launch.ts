@@ -35,12 +35,7 @@ export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppCont
       return sendLtiError(
         reply,
         ctx,
-        new LtiError(
-          'EXB_LAUNCH_NOT_FOR_SESSION',
-          403,
-          'Open the assessment from the LMS',
-          'This assessment was not the one your current launch opened. Open it again from its link in the LMS.',
-        ),
+        new LtiError('EXB_LAUNCH_NOT_FOR_SESSION', 403, 'notForSession', { key: 'notForSession' }),
       );
     }
     return sendExbLaunch(request, reply, ctx, session, request.params.contentId);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Locale } from '@exb/shared/i18n/locale.js';
 import { z } from 'zod';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
@@ -12,7 +13,9 @@ import {
 } from '../domain/setup-check.js';
 import { isVideoId, videoEmbedUrl } from '../domain/video-player.js';
 import type { ExbCertificate } from '../exb/certificate.js';
+import { translator } from '../i18n/translator.js';
 import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../security/admission-budget.js';
+import { requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { escapeHtml, htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
@@ -106,7 +109,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
       .send(configuration.bytes);
   });
 
-  app.get(SETUP_CHECK_PATH, async (_request, reply) =>
+  app.get(SETUP_CHECK_PATH, async (request, reply) =>
     shell.send(
       reply,
       {
@@ -117,7 +120,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
         launchUrl: setupCheck.launchUrl,
         quitUrl: setupCheck.quitUrl,
       },
-      { title: 'Exam browser setup check' },
+      { title: translator(requestLocale(request))('launch:setupCheck.title') },
     ),
   );
 
@@ -134,18 +137,19 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     return reply.code(403).send({ ...errorBody(ErrorCodes.INVALID_EXB_SETUP_CHECK_PROOF, SETUP_CHECK_REFUSED_MESSAGE), checks });
   });
 
-  app.get(SETUP_CHECK_QUIT_PATH, async (_request, reply) =>
-    reply
+  app.get(SETUP_CHECK_QUIT_PATH, async (request, reply) => {
+    const locale = requestLocale(request);
+    const t = translator(locale);
+    const html = staticPage(locale, t('launch:setupCheck.finishedTitle'), [
+      t('launch:setupCheck.finishedCloses'),
+      t('launch:setupCheck.finishedStaysOpen'),
+    ]);
+    return reply
       .headers(htmlSecurityHeaders(config.lmsUrl))
       .headers({ 'x-exb-quit': 'true', 'x-exb-exit': 'setup-check' })
       .type('text/html; charset=utf-8')
-      .send(
-        staticPage('Setup check finished', [
-          'The exam browser closes now. Your exam browser is ready for exams that require it.',
-          'If the exam browser stays open, close it with its own quit button.',
-        ]),
-      ),
-  );
+      .send(html);
+  });
 
   // A wildcard rather than `:videoId`, so no parameter length limit of the router applies: the contract wants 404 for
   // every id that is not one.
@@ -156,7 +160,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     return reply
       .headers(videoPlayerHeaders(embedHost))
       .type('text/html; charset=utf-8')
-      .send(videoPlayerHtml(videoEmbedUrl(embedHost, videoId, serviceOrigin)));
+      .send(videoPlayerHtml(videoEmbedUrl(embedHost, videoId, serviceOrigin), requestLocale(request)));
   });
 }
 
@@ -190,13 +194,14 @@ function videoPlayerHeaders(embedHost: string): Record<string, string> {
   };
 }
 
-function videoPlayerHtml(embedUrl: string): string {
+function videoPlayerHtml(embedUrl: string, locale: Locale): string {
+  const t = translator(locale);
   return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1"><title>Video</title>' +
+    `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">` +
+    `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(t('launch:video.title'))}</title>` +
     '<style>html,body{margin:0;height:100%;background:#000;overflow:hidden}' +
     'iframe{position:fixed;inset:0;width:100%;height:100%;border:0}</style></head><body>' +
-    `<iframe src="${escapeHtml(embedUrl)}" title="Video player" ` +
+    `<iframe src="${escapeHtml(embedUrl)}" title="${escapeHtml(t('launch:video.player'))}" ` +
     'allow="autoplay; encrypted-media; picture-in-picture; fullscreen" allowfullscreen></iframe>' +
     '</body></html>'
   );

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Locale } from '@exb/shared/i18n/locale.js';
 import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
@@ -8,6 +9,7 @@ import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
 import { readSession, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { escapeHtml, scriptSafeJson } from '../pages/shell.js';
+import { paragraphsMarkup, STATIC_PAGE_STYLE, staticPageStart } from './static-page.js';
 
 /** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
 
@@ -91,9 +93,11 @@ function linkMarkup(link: PageLink): string {
 
 /**
  * A page of the exam-browser flow that works without the client bundle (the exam browser may block scripts of other
- * hosts, and these pages must work in any state). Data for tests and scripts travels in the usual bootstrap element.
+ * hosts, and these pages must work in any state), in `locale`. Data for tests and scripts travels in the usual
+ * bootstrap element, which carries the page's locale like the shell's.
  */
 export function exbPage(options: {
+  locale: Locale;
   title: string;
   paragraphs: readonly string[];
   links?: readonly PageLink[];
@@ -103,27 +107,26 @@ export function exbPage(options: {
   /** Extra head markup, already escaped. */
   head?: string;
 }): string {
+  const { locale } = options;
   const links = (options.links ?? []).map(linkMarkup).join('');
-  return (
-    '<!doctype html><html lang="en"><head><meta charset="utf-8">' +
-    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-    `<title>${escapeHtml(options.title)}</title>${options.head ?? ''}` +
-    '<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5;color:#2d3b45}' +
+  const style =
+    `<style>${STATIC_PAGE_STYLE}` +
     'a.button{display:inline-block;padding:.6rem 1rem;border-radius:.3rem;background:#0374b5;color:#fff;text-decoration:none}' +
     'aside{margin-top:2rem;padding:0 1rem;border:1px dashed #8b969e;border-radius:.3rem;background:#f5f5f5}' +
-    'aside h2{font-size:1.1rem;margin:.8rem 0 0}a{color:#0374b5}a.button{color:#fff}</style>' +
-    `</head><body><main><h1>${escapeHtml(options.title)}</h1>` +
-    options.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('') +
+    'aside h2{font-size:1.1rem;margin:.8rem 0 0}a{color:#0374b5}a.button{color:#fff}</style>';
+  return (
+    staticPageStart(locale, options.title, `${options.head ?? ''}${style}`) +
+    paragraphsMarkup(options.paragraphs) +
     links +
     (options.aside === undefined ? '' : asideMarkup(options.aside)) +
-    `</main><script id="exb-bootstrap" type="application/json">${scriptSafeJson(options.bootstrap)}</script></body></html>`
+    `</main><script id="exb-bootstrap" type="application/json">${scriptSafeJson({ ...options.bootstrap, locale })}</script></body></html>`
   );
 }
 
 function asideMarkup(aside: NonNullable<Parameters<typeof exbPage>[0]['aside']>): string {
   return (
     `<aside aria-labelledby="exb-page-aside"><h2 id="exb-page-aside">${escapeHtml(aside.heading)}</h2>` +
-    aside.paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('') +
+    paragraphsMarkup(aside.paragraphs) +
     aside.links.map(linkMarkup).join('') +
     '</aside>'
   );

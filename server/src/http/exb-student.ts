@@ -1,9 +1,11 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLmsId, parseContentId } from '@exb/shared/content-id.js';
 import type { AppContext } from '../context.js';
+import { translator } from '../i18n/translator.js';
 import { lmsAssessmentUrl, lmsCourseUrl } from '../lms/pages.js';
-import { readSession } from '../security/session.js';
+import { readSession, requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import {
   assessmentParams,
@@ -27,30 +29,25 @@ type QuizViewRoute = { Params: { courseId: string; quizId: string }; Querystring
 
 interface Notice {
   readonly status: number;
-  readonly title: string;
-  readonly message: string;
+  /** Its title and message in the `launch` catalogue (`launch:notice.<words>.*`). */
+  readonly words: keyof Catalogue['launch']['notice'];
   readonly code: ErrorCode;
 }
 
-const CLASSIC_QUIZ_ONLY: Notice = {
-  status: 403,
-  title: 'Open this quiz from the LMS',
-  message: 'This page is only for classic quizzes; open the quiz from its assignment in the LMS.',
-  code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY,
-};
+const CLASSIC_QUIZ_ONLY: Notice = { status: 403, words: 'classicQuizOnly', code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY };
 
-const NOT_THIS_COURSE: Notice = {
-  status: 403,
-  title: 'Open the tool from your course',
-  message: 'This session does not belong to this course. Open the quiz from your course in the LMS.',
-  code: ErrorCodes.LTI_PRINCIPAL_REQUIRED,
-};
+const NOT_THIS_COURSE: Notice = { status: 403, words: 'notThisCourse', code: ErrorCodes.LTI_PRINCIPAL_REQUIRED };
 
+/** A notice worded on the server in the request's language; the view shows it as it arrives. */
 function sendNotice(reply: FastifyReply, ctx: AppContext, courseId: string, notice: Notice): FastifyReply {
-  const { status, title, message, code } = notice;
-  const details = [{ label: 'Error code', value: code }];
+  const { status, words, code } = notice;
+  const locale = requestLocale(reply.request);
+  const t = translator(locale);
+  const title = t(`launch:notice.${words}.title`);
+  const message = t(`launch:notice.${words}.message`);
+  const details = [{ label: t('launch:errorCode'), value: code }];
   const lmsReturnUrl = lmsCourseUrl(ctx.config.lmsUrl, courseId);
-  return ctx.shell.send(reply, { view: 'notice', title, message, variant: 'error', details, lmsReturnUrl }, { status, title });
+  return ctx.shell.send(reply, { view: 'notice', title, message, variant: 'error', details, lmsReturnUrl }, { status, title, locale });
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { AppContext } from '../context.js';
 import { LtiError } from '../lti/errors.js';
-import { sendLtiError } from './launch-pages.js';
+import { launchLocale, sendLtiError } from './launch-pages.js';
 
 /**
  * Body limit of the launch endpoints (`POST /lti/launch`, `POST /exb/launch/:contentId`). Far above the envelope's own
@@ -17,21 +17,11 @@ const TOO_LARGE = 'FST_ERR_CTP_BODY_TOO_LARGE';
  * with its 400 HTML explanation, not with a generic JSON status. Any other error goes on to the application's handler.
  */
 function launchBodyErrorHandler(ctx: AppContext) {
-  return (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const status = error.statusCode ?? 500;
     if (!error.code?.startsWith('FST_ERR_CTP_') || status < 400 || status >= 500) throw error;
-    return sendLtiError(
-      reply,
-      ctx,
-      new LtiError(
-        'LTI_LAUNCH_INVALID_ENVELOPE',
-        400,
-        'The launch could not be verified',
-        error.code === TOO_LARGE
-          ? 'The launch is larger than this tool accepts. Open the tool again from the LMS.'
-          : 'The launch form could not be read. Open the tool again from the LMS.',
-      ),
-    );
+    const key = error.code === TOO_LARGE ? 'bodyTooLarge' : 'bodyUnreadable';
+    return sendLtiError(reply, ctx, new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 400, 'launchNotVerified', { key }), launchLocale(request));
   };
 }
 

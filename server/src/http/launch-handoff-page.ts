@@ -1,4 +1,6 @@
+import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { HandoffPayload } from '../domain/exam-browser/config-grants.js';
+import { translator } from '../i18n/translator.js';
 import { exbPage } from './exb-student-http.js';
 import { escapeHtml } from '../pages/shell.js';
 
@@ -9,6 +11,7 @@ export interface LaunchHandoffPageOptions {
   returnUrl: string;
   /** The development LMS's simulated exam browser, where the testbed offers it (`config.testbedExamBrowserUrl`). */
   testbedExamBrowserUrl: string | undefined;
+  locale: Locale;
 }
 
 /**
@@ -16,29 +19,24 @@ export interface LaunchHandoffPageOptions {
  * offers the LMS's simulated exam browser for the same one-time download, and then does not start the exam browser by
  * itself: a development machine usually has none, and the browser's prompt for an unknown scheme would cover the page.
  */
-export function launchHandoffPage({ exbLaunchUrl, purpose, returnUrl, testbedExamBrowserUrl }: LaunchHandoffPageOptions): string {
+export function launchHandoffPage({ exbLaunchUrl, purpose, returnUrl, testbedExamBrowserUrl, locale }: LaunchHandoffPageOptions): string {
+  const t = translator(locale);
   const simulated = testbedExamBrowserUrl === undefined ? undefined : `${testbedExamBrowserUrl}?${new URLSearchParams({ launch: exbLaunchUrl })}`;
   return exbPage({
-    title: 'Starting the exam browser',
-    paragraphs: [
-      simulated === undefined
-        ? 'The exam browser opens with this quiz. If nothing happens, start it with the button below.'
-        : 'Start the exam browser with the button below; it opens with this quiz.',
-      'The configuration can be used once and only for the next two minutes.',
-    ],
+    locale,
+    title: t('launch:handoff.title'),
+    paragraphs: [t(simulated === undefined ? 'launch:handoff.opens' : 'launch:handoff.startWithButton'), t('launch:handoff.onceOnly')],
     links: [
-      { href: exbLaunchUrl, text: 'Open the exam browser' },
-      { href: returnUrl, text: purpose === 'student-list' ? 'Back to the quiz list' : 'Back to the course', top: true },
+      { href: exbLaunchUrl, text: t('launch:handoff.open') },
+      { href: returnUrl, text: t(purpose === 'student-list' ? 'launch:handoff.backToQuizList' : 'launch:handoff.backToCourse'), top: true },
     ],
     ...(simulated === undefined
       ? { head: `<meta http-equiv="refresh" content="0;url=${escapeHtml(exbLaunchUrl)}">` }
       : {
           aside: {
-            heading: 'Testbed: no exam browser on this computer?',
-            paragraphs: [
-              'This development setup comes with a stand-in for the exam browser. It opens the same one-time configuration in a new window and shows the quiz as the exam browser would.',
-            ],
-            links: [{ href: simulated, text: 'Open in the testbed’s simulated exam browser', newWindow: true, secondary: true }],
+            heading: t('launch:handoff.testbedHeading'),
+            paragraphs: [t('launch:handoff.testbedExplanation')],
+            links: [{ href: simulated, text: t('launch:handoff.testbedLink'), newWindow: true, secondary: true }],
           },
         }),
     bootstrap: {

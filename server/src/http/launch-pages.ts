@@ -1,36 +1,57 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { localeOfTag, negotiateLocale, type Locale } from '@exb/shared/i18n/locale.js';
 import type { AppContext } from '../context.js';
 import { isExamBrowserRequest } from '../domain/exam-browser-client.js';
 import type { CoursePrincipal } from '../identity/principal.js';
 import { decideExbLaunch, type ExbLaunchDecision } from '../domain/exam-browser/launch-decision.js';
+import { translator } from '../i18n/translator.js';
 import { LtiError } from '../lti/errors.js';
 import { exbLaunchPath, LTI_LAUNCH_PATH } from '../lti/launch-target.js';
 import { lmsHomeUrl } from '../lms/pages.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
-import { readSession, updateSession, type SessionData } from '../security/session.js';
+import { readSession, requestLocale, updateSession, type SessionData } from '../security/session.js';
 import { CONFIG_GRANT_PATH } from './exb-config.js';
 import { STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
 
-/** Renders a refused login or launch: the `lti-error` view with the failed check's code, never a token value. */
-export function sendLtiError(reply: FastifyReply, ctx: AppContext, error: LtiError): FastifyReply {
+/**
+ * The language of a login's or launch's pages before the launch has a session: the launch's own locale (once its
+ * claims are verified), else the browser's Accept-Language. A session some earlier launch left behind does not count.
+ */
+export function launchLocale(request: FastifyRequest, claimedLocale?: unknown): Locale {
+  return localeOfTag(claimedLocale) ?? negotiateLocale(request.headers['accept-language']);
+}
+
+/**
+ * Renders a refused login or launch: the `lti-error` view with the failed check's code, never a token value, worded
+ * in `locale` (by default the request's). The code and the status never depend on the language.
+ */
+export function sendLtiError(reply: FastifyReply, ctx: AppContext, error: LtiError, locale = requestLocale(reply.request)): FastifyReply {
   reply.request.log.info({ code: error.code, status: error.status }, 'lti request refused');
   if (error.status === 429) reply.header('retry-after', String(RATE_LIMIT_RETRY_AFTER_SECONDS));
+  const { title, message, details } = error.wording(locale);
   return ctx.shell.send(
     reply,
     {
       view: 'lti-error',
-      title: error.title,
-      message: error.message,
+      title,
+      message,
       errorCode: error.code,
-      details: [...error.details, { label: 'Error code', value: error.code }],
+      details: [...details, { label: translator(locale)('launch:errorCode'), value: error.code }],
       lmsReturnUrl: ctx.config.lmsUrl,
     },
-    { status: error.status, title: error.title },
+    { status: error.status, title, locale },
   );
 }
 
-export function sendNotAuthorized(reply: FastifyReply, ctx: AppContext): FastifyReply {
-  return ctx.shell.send(reply, { view: 'role-not-authorized', lmsReturnUrl: ctx.config.lmsUrl });
+/** The page for a launch whose role the tool does not serve, worded in `locale`. */
+export function sendNotAuthorized(reply: FastifyReply, ctx: AppContext, locale: Locale): FastifyReply {
+  const t = translator(locale);
+  const title = t('launch:notAuthorized.title');
+  return ctx.shell.send(
+    reply,
+    { view: 'role-not-authorized', title, message: t('launch:notAuthorized.message'), lmsReturnUrl: ctx.config.lmsUrl },
+    { title, locale },
+  );
 }
 
 /** The config-grant route of one assessment, as the student pages call it. */
@@ -110,21 +131,9 @@ export async function sendRoleView(reply: FastifyReply, ctx: AppContext, session
   });
 }
 
-const notForAdmin = () =>
-  new LtiError(
-    'EXB_LAUNCH_NOT_FOR_ADMIN',
-    403,
-    'Open the assessment from its course',
-    'Exam-browser launches belong to an assessment in a course; they cannot be opened from the account.',
-  );
+const notForAdmin = () => new LtiError('EXB_LAUNCH_NOT_FOR_ADMIN', 403, 'notForAdmin', { key: 'notForAdmin' });
 
-const courseMismatch = () =>
-  new LtiError(
-    'EXB_LAUNCH_COURSE_MISMATCH',
-    403,
-    'This assessment belongs to another course',
-    'The link opened an assessment of a different course than the one you launched from. Open the assessment from its own course.',
-  );
+const courseMismatch = () => new LtiError('EXB_LAUNCH_COURSE_MISMATCH', 403, 'courseMismatch', { key: 'courseMismatch' });
 
 const redirect = (reply: FastifyReply, url: string) => reply.header('cache-control', 'no-store').redirect(url, 302);
 
@@ -198,7 +207,7 @@ export function sessionForReload(
       sent: sendLtiError(
         reply,
         ctx,
-        new LtiError('LTI_CROSS_SITE_FRAME', 403, 'Open the tool from the LMS', 'This page can only be reloaded from within the tool.'),
+        new LtiError('LTI_CROSS_SITE_FRAME', 403, 'crossSiteFrame', { key: 'crossSiteFrame' }),
       ),
     };
   }

@@ -1,4 +1,3 @@
-import { localeOfTag, negotiateLocale } from '@exb/shared/i18n/locale.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { carriedExbLaunches } from '../domain/exam-browser/launch-decision.js';
@@ -11,7 +10,7 @@ import { lmsHomeUrl } from '../lms/pages.js';
 import { sessionCookieOptions } from '../security/session-cookie.js';
 import { readSessionOfAnyAge, startSession } from '../security/session.js';
 import { launchRouteOptions } from './launch-body.js';
-import { sendExbLaunch, sendLtiError, sendNotAuthorized, sendRoleView, sessionForReload } from './launch-pages.js';
+import { launchLocale, sendExbLaunch, sendLtiError, sendNotAuthorized, sendRoleView, sessionForReload } from './launch-pages.js';
 
 /**
  * `GET|POST /lti/login` (the rules: `lti/login.ts`): the transaction cookie, then the redirect to the LMS's authorization
@@ -26,7 +25,7 @@ export async function handleLogin(
 ): Promise<FastifyReply> {
   const attempt = { ip: request.ip, parameters, cookies: request.cookies, ...(requiredTarget ? { requiredTarget } : {}) };
   const outcome = await startLogin(ctx, attempt);
-  if (!outcome.ok) return sendLtiError(reply, ctx, outcome.error);
+  if (!outcome.ok) return sendLtiError(reply, ctx, outcome.error, launchLocale(request));
   for (const name of outcome.staleCookies) reply.clearCookie(name, sessionCookieOptions());
   const { cookieName, cookieValue } = outcome.transaction;
   reply.setCookie(cookieName, cookieValue, sessionCookieOptions(LOGIN_STATE_TTL_SECONDS));
@@ -46,12 +45,13 @@ export async function handleLaunch(
 ): Promise<FastifyReply> {
   const attempt = { ip: request.ip, body: request.body, cookies: request.cookies, ...(endpointTarget ? { endpointTarget } : {}) };
   const claimed = await claimLaunch(ctx, attempt);
-  if (!claimed.ok) return sendLtiError(reply, ctx, claimed.error);
+  if (!claimed.ok) return sendLtiError(reply, ctx, claimed.error, launchLocale(request));
   reply.clearCookie(claimed.transactionCookie, sessionCookieOptions());
+  const locale = launchLocale(request, claimed.claims.locale);
   const identified = await identifyLaunch(ctx, claimed.claims);
   if (!identified.ok) {
     request.session.delete();
-    return identified.error === null ? sendNotAuthorized(reply, ctx) : sendLtiError(reply, ctx, identified.error);
+    return identified.error === null ? sendNotAuthorized(reply, ctx, locale) : sendLtiError(reply, ctx, identified.error, locale);
   }
   const { principal, target } = identified;
   const session = startSession(request, {
@@ -59,7 +59,7 @@ export async function handleLaunch(
     launchTarget: target.path,
     lmsReturnUrl: lmsHomeUrl(ctx.config.lmsUrl, principal),
     exbLaunches: carriedExbLaunches(readSessionOfAnyAge(request), principal),
-    locale: localeOfTag(claimed.claims.locale) ?? negotiateLocale(request.headers['accept-language']),
+    locale,
   });
   return target.kind === 'exb' ? sendExbLaunch(request, reply, ctx, session, target.contentId) : sendRoleView(reply, ctx, session);
 }
@@ -71,13 +71,7 @@ function singleQueryValue(query: unknown, name: string): string | undefined | nu
   return typeof value === 'string' ? value : null;
 }
 
-const sessionMismatch = () =>
-  new LtiError(
-    'LTI_SESSION_MISMATCH',
-    403,
-    'This page belongs to another launch',
-    'The tool was opened for another course or user than your current launch. Open the tool again from the LMS.',
-  );
+const sessionMismatch = () => new LtiError('LTI_SESSION_MISMATCH', 403, 'sessionMismatch', { key: 'sessionMismatch' });
 
 /** Document 1: `GET|POST /lti/login`, `POST /lti/launch`, `GET /lti/launch`. */
 export async function registerLtiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

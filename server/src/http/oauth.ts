@@ -1,4 +1,5 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import {
   AUTHORIZATION_STARTS,
   authorizationStartPath,
@@ -8,12 +9,13 @@ import {
 } from '@exb/shared/oauth-popup-ticket.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { CALLBACK_FAILURE_MESSAGES, completeAuthorization, type CallbackDependencies } from '../oauth/callback.js';
+import { translator } from '../i18n/translator.js';
+import { callbackFailureMessage, completeAuthorization, type CallbackDependencies } from '../oauth/callback.js';
 import { lmsHomeUrl } from '../lms/pages.js';
-import { START_ENDPOINTS, startAuthorization, type StartDependencies } from '../oauth/start.js';
+import { START_ENDPOINTS, startAuthorization, type StartDependencies, type StartEndpoint } from '../oauth/start.js';
 import { authorizationStatus } from '../oauth/status.js';
 import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
-import { adoptSession, readSession, type SessionData } from '../security/session.js';
+import { adoptSession, readSession, requestLocale, type SessionData } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { sameOriginMutation } from './mutation-guard.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
@@ -22,15 +24,45 @@ import { staticPage } from './static-page.js';
 const CROSS_SITE_START_MESSAGE =
   'LMS authorization can only be started from the tool itself. Open the tool from your course or account in the LMS and use its authorize button.';
 
-/** Browsers navigating to a start endpoint get a readable page; scripts asking for JSON get the contract's error body. */
-function sendRefusal(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, status: number, code: ErrorCode, message: string) {
+type StartRefusalKey = keyof Catalogue['launch']['oauth']['start'];
+
+/** The page's sentence for a refused start; the JSON body keeps the contract's English message. */
+const START_REFUSALS: Partial<Record<ErrorCode, StartRefusalKey>> = {
+  [ErrorCodes.CROSS_SITE_AUTHORIZATION_START]: 'crossSite',
+  [ErrorCodes.LTI_PRINCIPAL_REQUIRED]: 'principalRequired',
+  [ErrorCodes.INVALID_REQUEST]: 'invalidRequest',
+  [ErrorCodes.OAUTH_USER_MISMATCH]: 'otherUser',
+  [ErrorCodes.OAUTH_COURSE_MISMATCH]: 'otherCourse',
+  [ErrorCodes.LMS_OAUTH_NOT_CONFIGURED]: 'notConfigured',
+};
+
+const ROLE_ONLY: Readonly<Record<StartEndpoint, StartRefusalKey>> = {
+  instructor: 'instructorOnly',
+  student: 'studentOnly',
+  admin: 'adminOnly',
+};
+
+/**
+ * Browsers navigating to a start endpoint get a readable page in their language; scripts asking for JSON get the
+ * contract's error body.
+ */
+function sendRefusal(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  refusal: { status: number; code: ErrorCode; message: string; endpoint: StartEndpoint },
+) {
+  const { status, code, message, endpoint } = refusal;
   reply.code(status).header('cache-control', 'no-store');
   const accept = String(request.headers.accept ?? '');
   if (accept.includes('text/html')) {
+    const locale = requestLocale(request);
+    const t = translator(locale);
+    const key = code === ErrorCodes.OAUTH_ROLE_MISMATCH ? ROLE_ONLY[endpoint] : (START_REFUSALS[code] ?? 'other');
     return reply
       .headers(htmlSecurityHeaders(ctx.config.lmsUrl))
       .type('text/html; charset=utf-8')
-      .send(staticPage('LMS authorization was not started', [message]));
+      .send(staticPage(locale, t('launch:oauth.startRefused'), [t(`launch:oauth.start.${key}`)]));
   }
   return reply.send(errorBody(code, message));
 }
@@ -66,14 +98,20 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
   };
 
   const startRoute = (start: AuthorizationStart) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const endpoint = START_ENDPOINTS[start];
     // The Fetch Metadata guard runs before anything else, so a cross-site page learns nothing about the session.
     if (!isSameOriginOrUnmarked(request)) {
-      return sendRefusal(ctx, request, reply, 403, ErrorCodes.CROSS_SITE_AUTHORIZATION_START, CROSS_SITE_START_MESSAGE);
+      return sendRefusal(ctx, request, reply, {
+        status: 403,
+        code: ErrorCodes.CROSS_SITE_AUTHORIZATION_START,
+        message: CROSS_SITE_START_MESSAGE,
+        endpoint,
+      });
     }
     const { [POPUP_TICKET_PARAM]: ticket, ...query } = (request.query ?? {}) as Record<string, unknown>;
     const session = await sessionForStart(request, start, ticket);
-    const outcome = await startAuthorization(startDeps, START_ENDPOINTS[start], session, query);
-    if (!outcome.ok) return sendRefusal(ctx, request, reply, outcome.status, outcome.code, outcome.message);
+    const outcome = await startAuthorization(startDeps, endpoint, session, query);
+    if (!outcome.ok) return sendRefusal(ctx, request, reply, { ...outcome, endpoint });
     return reply.code(302).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(outcome.location);
   };
 
@@ -91,28 +129,33 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
 
   app.get('/api/oauth2callback', async (request, reply) => {
     const session = readSession(request);
+    const locale = requestLocale(request);
+    const t = translator(locale);
+    const title = t('launch:oauth.title');
     let outcome;
     try {
       outcome = await completeAuthorization(callbackDeps, session, request.query);
     } catch (error) {
       request.log.error({ err: error }, 'LMS OAuth callback failed');
-      return shell.send(reply, { view: 'oauth-error', errorCode: 'internal-error', message: 'The authorization could not be stored. Try again in a moment.' }, { status: 500 });
+      const failed = { view: 'oauth-error', errorCode: 'internal-error', title, message: t('launch:oauth.storeFailed') };
+      return shell.send(reply, failed, { status: 500, title, locale });
     }
-    if (outcome.ok) return shell.send(reply, outcome.view);
+    if (outcome.ok) return shell.send(reply, outcome.view, { locale });
     request.log.info({ failure: outcome.failure }, 'LMS OAuth callback refused');
     const details: { label: string; value: string }[] = [];
-    if (outcome.lmsError) details.push({ label: 'LMS error', value: outcome.lmsError });
-    if (outcome.lmsErrorDescription) details.push({ label: 'LMS message', value: outcome.lmsErrorDescription });
+    if (outcome.lmsError) details.push({ label: t('launch:oauth.lmsError'), value: outcome.lmsError });
+    if (outcome.lmsErrorDescription) details.push({ label: t('launch:oauth.lmsMessage'), value: outcome.lmsErrorDescription });
     return shell.send(
       reply,
       {
         view: 'oauth-error',
         errorCode: outcome.failure,
-        message: CALLBACK_FAILURE_MESSAGES[outcome.failure],
+        title,
+        message: callbackFailureMessage(outcome.failure, locale),
         details,
         ...(session ? { lmsReturnUrl: lmsHomeUrl(config.lmsUrl, session.principal) } : {}),
       },
-      { status: 400 },
+      { status: 400, title, locale },
     );
   });
 

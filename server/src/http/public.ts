@@ -3,6 +3,8 @@ import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
 import { buildRegistrationDocument } from '../domain/lti-registration.js';
+import { translator } from '../i18n/translator.js';
+import { requestLocale } from '../security/session.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
 
@@ -48,17 +50,12 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     return shell.send(reply, { view: 'service-status', status: 'UP', ...(testbed ? { testbed } : {}) });
   });
 
-  app.get('/login', async (_request, reply) =>
-    reply
-      .headers(htmlSecurityHeaders(config.lmsUrl))
-      .type('text/html; charset=utf-8')
-      .send(
-        staticPage('Open this tool from your LMS', [
-          'Exam browser enforcement works inside your learning management system.',
-          'Go back to your course or account in the LMS and open the tool from its navigation menu.',
-        ]),
-      ),
-  );
+  app.get('/login', async (request, reply) => {
+    const locale = requestLocale(request);
+    const t = translator(locale);
+    const html = staticPage(locale, t('launch:outsideLms.title'), [t('launch:outsideLms.works'), t('launch:outsideLms.openFromLms')]);
+    return reply.headers(htmlSecurityHeaders(config.lmsUrl)).type('text/html; charset=utf-8').send(html);
+  });
 
   for (const path of ['/health', '/login/health', '/js/health']) {
     app.get(path, async (_request, reply) => reply.header('cache-control', 'no-store').send(UP));

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { translator } from '../i18n/translator.js';
+import { requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { wantsPage } from './page-request.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
@@ -13,14 +15,10 @@ export function sendServiceUnavailable(request: FastifyRequest, reply: FastifyRe
   reply.code(503).header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store');
   if (wantsPage(request)) {
     if (lmsOrigin !== undefined) reply.headers(htmlSecurityHeaders(lmsOrigin));
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        staticPage('The service is briefly unavailable', [
-          'The exam service cannot reach its database at the moment. Nothing was lost.',
-          'Wait a few seconds, then reload this page.',
-        ]),
-      );
+    const locale = requestLocale(request);
+    const t = translator(locale);
+    const html = staticPage(locale, t('launch:serviceUnavailable.title'), [t('launch:serviceUnavailable.cause'), t('launch:serviceUnavailable.reload')]);
+    return reply.type('text/html; charset=utf-8').send(html);
   }
   return reply.send(
     errorBody(ErrorCodes.SERVICE_UNAVAILABLE, 'The service cannot reach its database at the moment. Try again in a few seconds.'),

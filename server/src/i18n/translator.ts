@@ -15,7 +15,17 @@ void instance.init({
   returnNull: false,
 });
 
-/** The words of the server-rendered pages and the detector's prompts in `locale`. */
-export function translator(locale: Locale): TFunction {
-  return instance.getFixedT(locale);
+/** A `t` of every namespace: `t('launch:…')` is type-checked like `t('…')` of the default namespace. */
+export type Translate = TFunction<typeof NAMESPACES>;
+
+const fixed = new Map<Locale, Translate>();
+
+/** The words of the server-rendered pages and the detector's prompts in `locale`; one function per language. */
+export function translator(locale: Locale): Translate {
+  let t = fixed.get(locale);
+  if (t === undefined) {
+    t = instance.getFixedT(locale) as Translate;
+    fixed.set(locale, t);
+  }
+  return t;
 }

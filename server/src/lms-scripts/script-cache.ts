@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { injectDetectorConfig, normalizeServiceBaseUrl, type DetectorConfig } from '@exb/shared/detector-config.js';
+import { injectDetectorConfig, normalizeServiceBaseUrl, type DetectorConfig, type DetectorMessages } from '@exb/shared/detector-config.js';
+import { CATALOGUES } from '@exb/shared/i18n/catalogues.js';
 
 /** Where `npm run build -w detector` writes the bundles; resolved from this module so the working directory never matters. */
 export const DEFAULT_DETECTOR_DIST_DIR = fileURLToPath(new URL('../../../detector/dist/', import.meta.url));
@@ -54,6 +55,12 @@ const COMMON_HEADERS = {
   vary: VARY,
   'x-content-type-options': 'nosniff',
 } as const;
+
+/**
+ * The detector's prompts in every language, from the `detector` catalogue. Both are small, so the one cached script per
+ * configuration tuple carries both and the detector picks the LMS page's language; no request chooses or builds text.
+ */
+export const DETECTOR_MESSAGES: DetectorMessages = { en: CATALOGUES.en.detector, de: CATALOGUES.de.detector };
 
 /** The contract's cache headers: revalidate every time; never store the readable builds at all. */
 export function detectorScriptHeaders(readable: boolean, etag?: string): Record<string, string> {
@@ -111,14 +118,15 @@ export class DetectorScripts {
     return new DetectorScripts(settings, sources);
   }
 
-  /** The configuration the scripts carry. */
-  config(): DetectorConfig {
+  /** The configuration a script carries: the theme loader shows no text, so only the detector gets the prompts. */
+  config(name: DetectorScriptName): DetectorConfig {
     return {
       baseUrl: this.baseUrl,
       ltiClientId: this.settings.ltiClientId,
       deploymentIds: this.settings.deploymentIds,
       debug: this.settings.debug,
       diagnostics: this.settings.diagnostics,
+      ...(name === 'lms-exb-detector' ? { messages: DETECTOR_MESSAGES } : {}),
     };
   }
 
@@ -127,7 +135,7 @@ export class DetectorScripts {
   }
 
   private build(name: DetectorScriptName): ServedScript {
-    const body = Buffer.from(injectDetectorConfig(this.sources[name], this.config()), 'utf8');
+    const body = Buffer.from(injectDetectorConfig(this.sources[name], this.config(name)), 'utf8');
     const etag = this.readable ? undefined : strongEtag(body);
     return { body, etag, headers: Object.freeze(detectorScriptHeaders(this.readable, etag)) };
   }

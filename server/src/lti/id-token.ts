@@ -70,8 +70,8 @@ export interface LaunchClaims {
 const KID = /^[\x21-\x7e]{1,256}$/;
 
 const fail = {
-  malformed: () => tokenError('LTI_TOKEN_MALFORMED', 'The LMS sent a launch token that is not a well-formed signed token.'),
-  claims: (what: string) => tokenError('LTI_TOKEN_CLAIMS', `The launch token’s ${what} is missing or malformed.`),
+  malformed: () => tokenError('LTI_TOKEN_MALFORMED', 'tokenMalformed'),
+  claims: (key: 'tokenSubject' | 'tokenRoles' | 'tokenCustom' | 'tokenResourceLink' | 'tokenTimes') => tokenError('LTI_TOKEN_CLAIMS', key),
 };
 
 /**
@@ -92,10 +92,10 @@ export async function verifyIdToken(
   }
   // Only RS256: never `none`, never an HMAC that a published public key could be abused as.
   if (header.alg !== 'RS256') {
-    throw tokenError('LTI_TOKEN_ALGORITHM', 'The launch token is not signed with RS256, the only algorithm this tool accepts.');
+    throw tokenError('LTI_TOKEN_ALGORITHM', 'tokenAlgorithm');
   }
   if (typeof header.kid !== 'string' || !KID.test(header.kid)) {
-    throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'The launch token does not name the LMS key that signed it.');
+    throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'tokenKeyNotNamed');
   }
   const platformKey = await keySet.resolve(header.kid);
 
@@ -103,7 +103,7 @@ export async function verifyIdToken(
   try {
     ({ payload: payloadBytes } = await compactVerify(idToken, platformKey.key, { algorithms: ['RS256'] }));
   } catch {
-    throw tokenError('LTI_TOKEN_SIGNATURE', 'The launch token’s signature does not match the LMS’s key.');
+    throw tokenError('LTI_TOKEN_SIGNATURE', 'tokenSignature');
   }
   let payload: Record<string, unknown>;
   try {
@@ -115,53 +115,50 @@ export async function verifyIdToken(
   }
 
   if (payload.iss !== expected.issuer) {
-    throw tokenError('LTI_TOKEN_ISSUER', 'The launch token was issued by an LMS this tool is not registered with.');
+    throw tokenError('LTI_TOKEN_ISSUER', 'tokenIssuer');
   }
 
   checkAudience(payload.aud, payload.azp, expected.clientId);
 
   if (typeof payload.nonce !== 'string' || payload.nonce !== expected.nonce) {
-    throw tokenError('LTI_TOKEN_NONCE', 'The launch token does not belong to this login (nonce mismatch).');
+    throw tokenError('LTI_TOKEN_NONCE', 'tokenNonce');
   }
 
   checkTimes(payload, expected.nowSeconds ?? Math.floor(Date.now() / 1000));
 
   if (payload[LTI_CLAIMS.version] !== '1.3.0') {
-    throw tokenError('LTI_TOKEN_VERSION', 'The launch is not an LTI 1.3.0 launch.');
+    throw tokenError('LTI_TOKEN_VERSION', 'tokenVersion');
   }
 
   const messageType = payload[LTI_CLAIMS.messageType];
   if (!MESSAGE_TYPES.includes(messageType as LtiMessageType)) {
-    throw tokenError('LTI_TOKEN_MESSAGE_TYPE', 'The launch carries an LTI message type this tool does not handle.');
+    throw tokenError('LTI_TOKEN_MESSAGE_TYPE', 'tokenMessageType');
   }
 
   const deploymentId = payload[LTI_CLAIMS.deploymentId];
   if (typeof deploymentId !== 'string' || deploymentId.length === 0 || deploymentId.length > 256) {
-    throw tokenError('LTI_TOKEN_DEPLOYMENT', 'The launch token does not name its deployment.');
+    throw tokenError('LTI_TOKEN_DEPLOYMENT', 'tokenDeploymentMissing');
   }
   if (expected.deploymentIdCheckingEnabled && !expected.deploymentIds.includes(deploymentId)) {
-    throw tokenError(
-      'LTI_TOKEN_DEPLOYMENT',
-      'The tool is not configured for this deployment. An administrator can add its deployment id to LTI_DEPLOYMENT_ID.',
-    );
+    throw tokenError('LTI_TOKEN_DEPLOYMENT', 'deploymentUnknown');
   }
 
   const target = parseTargetLinkUri(payload[LTI_CLAIMS.targetLinkUri], expected.baseUrl);
   if (!target || (expected.endpointTarget && target.path !== expected.endpointTarget.path)) {
-    throw tokenError('LTI_TOKEN_TARGET', 'The launch token was issued for a different page of this tool.');
+    throw tokenError('LTI_TOKEN_TARGET', 'tokenTarget');
   }
 
   // Identity binds to `sub` (DESIGN.md, trust model): a launch without a user is no launch this tool can act on.
   const subject = payload.sub;
-  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) throw fail.claims('subject (sub)');
+  if (typeof subject !== 'string' || subject.length === 0 || subject.length > 255) throw fail.claims('tokenSubject');
   const roles = payload[LTI_CLAIMS.roles];
   if (!Array.isArray(roles) || roles.length > 100 || !roles.every((role) => typeof role === 'string' && role.length <= 512)) {
-    throw fail.claims('roles claim');
+    throw fail.claims('tokenRoles');
   }
   const custom = payload[LTI_CLAIMS.custom] ?? {};
-  if (!custom || typeof custom !== 'object' || Array.isArray(custom)) throw fail.claims('custom claim');
+  if (!custom || typeof custom !== 'object' || Array.isArray(custom)) throw fail.claims('tokenCustom');
   if (messageType === RESOURCE_LINK_REQUEST && !readResourceLinkId(payload[LTI_CLAIMS.resourceLink])) {
-    throw fail.claims('resource link id');
+    throw fail.claims('tokenResourceLink');
   }
 
   return {
@@ -199,7 +196,7 @@ function readContext(claim: unknown): LaunchContextClaim | undefined {
 /** `aud` is the client id or an array holding it; with several audiences, `azp` must name this client (OIDC §3.1.3.7). */
 function checkAudience(aud: unknown, azp: unknown, clientId: string): void {
   const audiences = typeof aud === 'string' ? [aud] : Array.isArray(aud) && aud.every((a) => typeof a === 'string') ? aud : [];
-  const wrong = () => tokenError('LTI_TOKEN_AUDIENCE', 'The launch token was issued for another tool (audience mismatch).');
+  const wrong = () => tokenError('LTI_TOKEN_AUDIENCE', 'tokenAudience');
   if (!audiences.includes(clientId)) throw wrong();
   if (azp !== undefined && azp !== clientId) throw wrong();
   if (audiences.length > 1 && azp === undefined) throw wrong();
@@ -208,19 +205,16 @@ function checkAudience(aud: unknown, azp: unknown, clientId: string): void {
 function checkTimes(payload: Record<string, unknown>, now: number): void {
   const { exp, iat, nbf } = payload;
   if (typeof exp !== 'number' || !Number.isFinite(exp) || typeof iat !== 'number' || !Number.isFinite(iat)) {
-    throw fail.claims('issue or expiry time');
+    throw fail.claims('tokenTimes');
   }
   if (exp <= now - CLOCK_SKEW_SECONDS) {
-    throw tokenError('LTI_TOKEN_EXPIRED', 'The launch token has expired. Open the tool again from the LMS.');
+    throw tokenError('LTI_TOKEN_EXPIRED', 'tokenExpired');
   }
   if (iat > now + CLOCK_SKEW_SECONDS || (typeof nbf === 'number' && nbf > now + CLOCK_SKEW_SECONDS)) {
-    throw tokenError(
-      'LTI_TOKEN_ISSUED_IN_FUTURE',
-      'The launch token claims to be issued in the future; the clocks of the LMS and this tool disagree.',
-    );
+    throw tokenError('LTI_TOKEN_ISSUED_IN_FUTURE', 'tokenIssuedInFuture');
   }
   if (now - iat > MAX_TOKEN_AGE_SECONDS + CLOCK_SKEW_SECONDS) {
-    throw tokenError('LTI_TOKEN_TOO_OLD', 'The launch token is too old. Open the tool again from the LMS.');
+    throw tokenError('LTI_TOKEN_TOO_OLD', 'tokenTooOld');
   }
 }
 

@@ -1,4 +1,4 @@
-import { LtiError } from './errors.js';
+import { LtiError, type RefusalKey } from './errors.js';
 
 /**
  * Bounds of the launch form, checked before any cryptography or database access. The state is the 43-character token
@@ -16,16 +16,15 @@ export interface LaunchEnvelope {
 }
 
 /** Explanations for the errors the LMS posts instead of a token (its authorization endpoint's error table). */
-const PLATFORM_ERRORS: Record<string, string> = {
-  login_required: 'The LMS could not confirm who is signed in. Sign in to the LMS again, then open the tool.',
-  launch_no_longer_valid: 'This launch was already used or has expired. Reload the LMS page and open the tool again.',
-  unauthorized_client: 'The LMS does not allow this tool here: its developer key is off or not enabled for this account.',
-  invalid_request_object: 'The LMS rejected the tool’s sign-in request. An administrator should check the developer key’s redirect URIs.',
-  invalid_request: 'The LMS rejected the tool’s sign-in request.',
+const PLATFORM_ERRORS: Readonly<Record<string, RefusalKey>> = {
+  login_required: 'platformLoginRequired',
+  launch_no_longer_valid: 'platformLaunchNoLongerValid',
+  unauthorized_client: 'platformUnauthorizedClient',
+  invalid_request_object: 'platformInvalidRequestObject',
+  invalid_request: 'platformInvalidRequest',
 };
 
-const invalidEnvelope = (message: string) =>
-  new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 400, 'The launch could not be verified', message);
+const invalidEnvelope = (key: RefusalKey) => new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 400, 'launchNotVerified', { key });
 
 /**
  * Step 1 of the launch: the LMS's `error` answer, then presence, type and size of `state` and `id_token`. Throws an
@@ -36,19 +35,20 @@ export function readLaunchEnvelope(body: unknown): LaunchEnvelope {
   const { error, id_token: idToken, state } = form;
   if (error !== undefined) {
     const code = typeof error === 'string' && ERROR_CODE.test(error) ? error : undefined;
+    const known = code !== undefined && Object.hasOwn(PLATFORM_ERRORS, code) ? PLATFORM_ERRORS[code] : undefined;
     throw new LtiError(
       'LTI_LAUNCH_PLATFORM_ERROR',
       400,
-      'The LMS did not complete the launch',
-      (code && PLATFORM_ERRORS[code]) ?? 'The LMS answered the launch with an error instead of a signed token. Open the tool again from the LMS.',
+      'platformError',
+      { key: known ?? 'platformError' },
       // Only a short, code-shaped value is echoed; the free-text description is not, as anyone can post this form.
-      code ? [`LMS error: ${code}`] : [],
+      code ? [{ detail: 'platformErrorCode', values: { code } }] : [],
     );
   }
-  if (typeof idToken !== 'string' || idToken === '') throw invalidEnvelope('The launch does not carry an id_token.');
-  if (typeof state !== 'string' || state === '') throw invalidEnvelope('The launch does not carry its state.');
-  if (idToken.length > MAX_ID_TOKEN_LENGTH) throw invalidEnvelope('The launch token is larger than this tool accepts.');
-  if (!STATE.test(state)) throw invalidEnvelope('The launch state is not one this tool issued.');
-  if (!COMPACT_JWS.test(idToken)) throw invalidEnvelope('The launch token is not a compact signed token.');
+  if (typeof idToken !== 'string' || idToken === '') throw invalidEnvelope('envelopeNoIdToken');
+  if (typeof state !== 'string' || state === '') throw invalidEnvelope('envelopeNoState');
+  if (idToken.length > MAX_ID_TOKEN_LENGTH) throw invalidEnvelope('envelopeTokenTooLarge');
+  if (!STATE.test(state)) throw invalidEnvelope('envelopeStateUnknown');
+  if (!COMPACT_JWS.test(idToken)) throw invalidEnvelope('envelopeTokenNotCompact');
   return { idToken, state };
 }

@@ -5,7 +5,7 @@ import {
   isUnexpandedSubstitution,
 } from '@exb/shared/lti-custom-fields.js';
 import type { CourseRole, Principal } from '../identity/principal.js';
-import { LmsLtiConfigurationError } from './errors.js';
+import { LmsLtiConfigurationError, type RefusalText } from './errors.js';
 import { DEEP_LINKING_REQUEST, type LaunchClaims, type LaunchContextClaim } from './id-token.js';
 
 const LIS = 'http://purl.imsglobal.org/vocab/lis/v2/';
@@ -62,21 +62,19 @@ export function resolveLaunchOutcome(claims: LaunchClaims): LaunchOutcome {
 function surfaceAgrees(custom: Record<string, unknown>, expected: 'course' | 'account_admin'): boolean {
   const surface = custom.exb_launch_surface;
   if (surface === undefined) {
-    throw new LmsLtiConfigurationError([
-      'The custom field exb_launch_surface is missing: the placement has no custom fields from this tool’s registration.',
-    ]);
+    throw new LmsLtiConfigurationError([{ detail: 'surfaceMissing' }]);
   }
   return surface === expected;
 }
 
 /** Every requested field of the surface must be present and expanded; reports all problems at once. */
 function checkExpanded(custom: Record<string, unknown>, fields: Record<string, string>): void {
-  const problems: string[] = [];
+  const problems: RefusalText[] = [];
   for (const [name, substitution] of Object.entries(fields)) {
     if (!substitution.startsWith('$')) continue;
     const value = custom[name];
-    if (value === undefined) problems.push(`The custom field ${name} (${substitution}) is missing.`);
-    else if (isUnexpandedSubstitution(value)) problems.push(`The LMS did not expand ${name}: it still reads ${substitution}.`);
+    if (value === undefined) problems.push({ detail: 'customFieldMissing', values: { name, substitution } });
+    else if (isUnexpandedSubstitution(value)) problems.push({ detail: 'customFieldUnexpanded', values: { name, substitution } });
   }
   if (problems.length > 0) throw new LmsLtiConfigurationError(problems);
 }
@@ -85,7 +83,7 @@ function requireLmsId(custom: Record<string, unknown>, name: string): string {
   // Numbers are accepted as well as strings: the LMS stringifies numeric substitutions, but not every version did.
   const raw = custom[name];
   const value = typeof raw === 'number' && Number.isSafeInteger(raw) ? String(raw) : raw;
-  if (!isLmsId(value)) throw new LmsLtiConfigurationError([`The custom field ${name} is not a numeric LMS id.`]);
+  if (!isLmsId(value)) throw new LmsLtiConfigurationError([{ detail: 'customFieldNotLmsId', values: { name } }]);
   return value;
 }
 

@@ -1,7 +1,7 @@
 import { resolveLaunchOutcome } from './launch-principal.js';
 import type { Principal } from '../identity/principal.js';
 import type { BrowserRequest, LtiDependencies } from './dependencies.js';
-import { LtiError, rateLimitedError } from './errors.js';
+import { LtiError, rateLimitedError, type RefusalKey } from './errors.js';
 import { verifyIdToken, type LaunchClaims } from './id-token.js';
 import { readLaunchEnvelope } from './launch-envelope.js';
 import type { LaunchTarget } from './launch-target.js';
@@ -26,8 +26,7 @@ export type IdentifyOutcome =
   | { readonly ok: true; readonly principal: Principal; readonly target: LaunchTarget }
   | { readonly ok: false; readonly error: LtiError | null };
 
-const refuse = (code: LtiError['code'], message: string) =>
-  new LtiError(code, 400, 'The launch could not be verified', message);
+const refuse = (code: LtiError['code'], key: RefusalKey) => new LtiError(code, 400, 'launchNotVerified', { key });
 
 /**
  * The launch (Document 1, `POST /lti/launch`; Document 3, `POST /exb/launch/:contentId`), one implementation for both
@@ -48,16 +47,13 @@ export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt)
     // 3. Peek the login state without consuming it.
     const state = await deps.loginStates.peek(envelope.state);
     if (state === null) {
-      throw refuse('LTI_LAUNCH_STATE_INVALID', 'This launch is unknown, expired or already used. Open the tool again from the LMS.');
+      throw refuse('LTI_LAUNCH_STATE_INVALID', 'stateInvalid');
     }
 
     // 4. The browser that posts the launch must hold the transaction cookie of the login that created the state.
     const transaction = deps.transactionBinder.check(attempt.cookies, state.transactionBinding);
     if (transaction !== 'ok') {
-      throw refuse(
-        transaction === 'missing' ? 'LTI_LAUNCH_TRANSACTION_MISSING' : 'LTI_LAUNCH_TRANSACTION_MISMATCH',
-        'This launch was started in another browser or its sign-in cookie was blocked. Open the tool again from the LMS; if this repeats, allow cookies for this tool.',
-      );
+      throw refuse(transaction === 'missing' ? 'LTI_LAUNCH_TRANSACTION_MISSING' : 'LTI_LAUNCH_TRANSACTION_MISMATCH', 'transaction');
     }
 
     // 5. Per-state budget: caps how many tokens can be tried against one state.
@@ -76,18 +72,18 @@ export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt)
 
     // 7. The token must answer this login: same issuer, deployment and target as the login asked for.
     if (claims.issuer !== state.issuer) {
-      throw refuse('LTI_BINDING_ISSUER', 'The launch token comes from another LMS than the login.');
+      throw refuse('LTI_BINDING_ISSUER', 'bindingIssuer');
     }
     if (state.deploymentId !== undefined && claims.deploymentId !== state.deploymentId) {
-      throw refuse('LTI_BINDING_DEPLOYMENT', 'The launch token names another deployment than the login.');
+      throw refuse('LTI_BINDING_DEPLOYMENT', 'bindingDeployment');
     }
     if (claims.target.path !== state.target) {
-      throw refuse('LTI_BINDING_TARGET', 'The launch token was issued for another page than the login asked for.');
+      throw refuse('LTI_BINDING_TARGET', 'bindingTarget');
     }
 
     // 8. Claim the state: one conditional update, so of two concurrent posts exactly one proceeds.
     if (!(await deps.loginStates.claim(envelope.state))) {
-      throw refuse('LTI_LAUNCH_STATE_REPLAYED', 'This launch was already used. Open the tool again from the LMS.');
+      throw refuse('LTI_LAUNCH_STATE_REPLAYED', 'stateReplayed');
     }
     return { ok: true, claims, transactionCookie: deps.transactionBinder.cookieName(state.transactionBinding) };
   } catch (error) {
@@ -111,21 +107,13 @@ export async function identifyLaunch(deps: Pick<LtiDependencies, 'identity'>, cl
     throw error;
   }
   if (outcome.kind === 'deep-linking') {
-    const message = 'This tool does not offer content to add to a course. Open it from the course or account navigation instead.';
-    return { ok: false, error: new LtiError('LTI_DEEP_LINKING_UNSUPPORTED', 410, 'Adding content is not supported', message) };
+    return { ok: false, error: new LtiError('LTI_DEEP_LINKING_UNSUPPORTED', 410, 'deepLinking', { key: 'deepLinking' }) };
   }
   if (outcome.kind !== 'principal') return { ok: false, error: null };
 
   const conflict = await deps.identity.checkLaunch(outcome.principal);
   if (conflict !== null) {
-    const named = conflict === 'user' ? 'an LMS user that the LMS confirmed for someone else' : 'a course or account that the LMS confirmed for another context';
-    return {
-      ok: false,
-      error: refuse(
-        'LTI_IDENTITY_CONFLICT',
-        `This launch names ${named}. Open the tool again from the LMS; if this repeats, the link’s custom settings have been changed and your LMS administrator should check it.`,
-      ),
-    };
+    return { ok: false, error: refuse('LTI_IDENTITY_CONFLICT', conflict === 'user' ? 'identityConflictUser' : 'identityConflictContext') };
   }
   return { ok: true, principal: outcome.principal, target: claims.target };
 }

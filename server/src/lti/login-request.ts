@@ -1,4 +1,4 @@
-import { LtiError, type LtiErrorCode } from './errors.js';
+import { LtiError, type LtiErrorCode, type RefusalKey, type RefusalText } from './errors.js';
 import { MAX_TARGET_LINK_URI_LENGTH, parseTargetLinkUri, type LaunchTarget } from './launch-target.js';
 
 /**
@@ -40,8 +40,8 @@ export interface LoginRequest {
   messageHint?: string;
 }
 
-function loginError(code: LtiErrorCode, message: string, details: string[] = []): LtiError {
-  return new LtiError(code, 400, 'The tool could not be opened', message, details);
+function loginError(code: LtiErrorCode, key: RefusalKey, values?: Readonly<Record<string, string | number>>, details: RefusalText[] = []): LtiError {
+  return new LtiError(code, 400, 'toolNotOpened', values === undefined ? { key } : { key, values }, details);
 }
 
 /**
@@ -55,13 +55,10 @@ export function readLoginParameters(source: unknown): LoginParameters {
     const value = Object.hasOwn(input, name) ? input[name] : undefined;
     if (value === undefined) continue;
     if (typeof value !== 'string') {
-      throw loginError('LTI_LOGIN_INVALID_REQUEST', `The login parameter ${name} must be given once, as text.`);
+      throw loginError('LTI_LOGIN_INVALID_REQUEST', 'loginParameterRepeated', { name });
     }
     if (value.length > LOGIN_PARAMETER_LIMITS[name]) {
-      throw loginError(
-        'LTI_LOGIN_INVALID_REQUEST',
-        `The login parameter ${name} is longer than ${LOGIN_PARAMETER_LIMITS[name]} characters.`,
-      );
+      throw loginError('LTI_LOGIN_INVALID_REQUEST', 'loginParameterTooLong', { name, max: LOGIN_PARAMETER_LIMITS[name] });
     }
     if (value !== '') parameters[name] = value;
   }
@@ -75,36 +72,29 @@ export function readLoginParameters(source: unknown): LoginParameters {
 export function validateLoginRequest(parameters: LoginParameters, config: LoginConfig): LoginRequest {
   const missing = (['iss', 'login_hint', 'target_link_uri'] as const).filter((name) => parameters[name] === undefined);
   if (missing.length > 0) {
-    throw loginError('LTI_LOGIN_INVALID_REQUEST', `The login request lacks ${missing.join(', ')}.`);
+    throw loginError('LTI_LOGIN_INVALID_REQUEST', 'loginParametersMissing', { names: missing.join(', ') });
   }
   // The LMS renamed `deployment_id` to `lti_deployment_id`; both are read, and they must not disagree.
   const { lti_deployment_id: current, deployment_id: legacy } = parameters;
   if (current !== undefined && legacy !== undefined && current !== legacy) {
-    throw loginError('LTI_LOGIN_INVALID_REQUEST', 'The login request names two different deployment ids.');
+    throw loginError('LTI_LOGIN_INVALID_REQUEST', 'loginDeploymentConflict');
   }
   const deploymentId = current ?? legacy;
 
   if (parameters.iss !== config.issuer) {
-    throw loginError('LTI_LOGIN_ISSUER', 'The login request comes from an LMS this tool is not registered with.');
+    throw loginError('LTI_LOGIN_ISSUER', 'loginIssuer');
   }
   if (parameters.client_id !== undefined && parameters.client_id !== config.clientId) {
-    throw loginError('LTI_LOGIN_CLIENT_ID', 'The login request names a developer key (client id) this tool does not use.');
+    throw loginError('LTI_LOGIN_CLIENT_ID', 'loginClientId');
   }
   const target = parseTargetLinkUri(parameters.target_link_uri, config.baseUrl);
   if (!target) {
-    throw loginError(
-      'LTI_LOGIN_TARGET',
-      'The login request asks to open a page of this tool that launches cannot open.',
-      [`Allowed targets: ${config.baseUrl}/lti/launch and ${config.baseUrl}/exb/launch/<content id>.`],
-    );
+    throw loginError('LTI_LOGIN_TARGET', 'loginTarget', undefined, [
+      { detail: 'allowedTargets', values: { launch: `${config.baseUrl}/lti/launch`, exbLaunch: `${config.baseUrl}/exb/launch/<content id>` } },
+    ]);
   }
   if (config.deploymentIdCheckingEnabled && (deploymentId === undefined || !config.deploymentIds.includes(deploymentId))) {
-    throw loginError(
-      'LTI_LOGIN_DEPLOYMENT',
-      deploymentId === undefined
-        ? 'The login request does not name its deployment, and this tool only accepts known deployments.'
-        : 'The tool is not configured for this deployment. An administrator can add its deployment id to LTI_DEPLOYMENT_ID.',
-    );
+    throw loginError('LTI_LOGIN_DEPLOYMENT', deploymentId === undefined ? 'loginDeploymentMissing' : 'deploymentUnknown');
   }
 
   return {

@@ -67,6 +67,6 @@ function requireTarget(parameters: LoginParameters, target: LaunchTarget, baseUr
   if (given === undefined) {
     parameters.target_link_uri = `${baseUrl}${target.path}`;
   } else if (parseTargetLinkUri(given, baseUrl)?.path !== target.path) {
-    throw new LtiError('LTI_LOGIN_TARGET', 400, 'The tool could not be opened', 'The login names a different page than the link it was started from.');
+    throw new LtiError('LTI_LOGIN_TARGET', 400, 'toolNotOpened', { key: 'loginTargetMismatch' });
   }
 }

@@ -1,5 +1,5 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { LtiError, tokenError } from './errors.js';
+import { LtiError, tokenError, type RefusalText } from './errors.js';
 
 /** RS256 with a modulus under 2048 bits is refused (RFC 7518 §3.3, and the contract). */
 export const MIN_RSA_MODULUS_BITS = 2048;
@@ -70,15 +70,13 @@ export class PlatformKeySet {
     // Unknown in a fresh set: the LMS may have rotated its key. Ask again, unless it was asked moments ago.
     if (!key && fresh) key = (await this.refresh()).keys.get(kid);
     if (!key) {
-      throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'The launch was signed with a key the LMS does not publish.');
+      throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'tokenKeyUnknown');
     }
     if (key.modulusBits < MIN_RSA_MODULUS_BITS) {
-      throw new LtiError(
-        'LTI_PLATFORM_KEY_TOO_WEAK',
-        400,
-        'The LMS signs launches with a key that is too weak',
-        `The LMS signed this launch with a ${key.modulusBits}-bit RSA key. This tool accepts only keys of at least ${MIN_RSA_MODULUS_BITS} bits, because shorter keys can be broken. An LMS administrator must rotate the LMS's LTI signing keys to 2048 bits or more; until then launches cannot be verified.`,
-      );
+      throw new LtiError('LTI_PLATFORM_KEY_TOO_WEAK', 400, 'weakPlatformKey', {
+        key: 'weakPlatformKey',
+        values: { bits: key.modulusBits, minimum: MIN_RSA_MODULUS_BITS },
+      });
     }
     return key;
   }
@@ -96,7 +94,7 @@ export class PlatformKeySet {
   private refresh(): Promise<CachedKeys> {
     if (this.inFlight === undefined && !this.mayFetch()) {
       if (this.cached) return Promise.resolve(this.cached);
-      return Promise.reject(keysUnavailable('the last attempt failed moments ago'));
+      return Promise.reject(keysUnavailable({ detail: 'keySetCooldown' }));
     }
     // Requests that miss at the same moment share one fetch.
     this.inFlight ??= this.fetchKeys().finally(() => {
@@ -118,7 +116,7 @@ export class PlatformKeySet {
     } catch (error) {
       // A stale set is better than none while the LMS is briefly unreachable; a rotated key will still be unknown.
       if (this.cached) return this.cached;
-      throw keysUnavailable(error instanceof Error ? error.message : 'fetch failed');
+      throw keysUnavailable({ detail: 'keySetFailed', values: { reason: error instanceof Error ? error.message : 'fetch failed' } });
     }
     const keys = parseKeySet(body);
     this.cached = { keys, fetchedAt: this.now() };
@@ -126,14 +124,8 @@ export class PlatformKeySet {
   }
 }
 
-function keysUnavailable(detail: string): LtiError {
-  return new LtiError(
-    'LTI_PLATFORM_KEYS_UNAVAILABLE',
-    400,
-    'The launch could not be verified',
-    'The tool could not read the LMS’s signing keys, so it cannot verify the launch. Try again in a moment; if it keeps failing, an administrator should check LTI_JWKS_URL.',
-    [detail],
-  );
+function keysUnavailable(detail: RefusalText): LtiError {
+  return new LtiError('LTI_PLATFORM_KEYS_UNAVAILABLE', 400, 'launchNotVerified', { key: 'keysUnavailable' }, [detail]);
 }
 
 function isBase64url(value: unknown): value is string {

@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { AppConfig } from '../config/app-config.js';
+import { translator } from '../i18n/translator.js';
 import type { Principal } from '../identity/principal.js';
 import { sessionBindingHash, type SessionData } from '../security/session.js';
 import { scopesForProfile } from './grant-rules.js';
@@ -27,21 +29,10 @@ export type CallbackFailure =
   | 'identity-conflict'
   | 'grant-narrowed';
 
-export const CALLBACK_FAILURE_MESSAGES: Readonly<Record<CallbackFailure, string>> = {
-  'lms-error': 'The LMS did not grant the authorization.',
-  'invalid-request': 'The LMS returned an incomplete authorization response.',
-  'unknown-state': 'This authorization request is unknown or has expired. Start the authorization again from the tool.',
-  'no-principal': 'Your tool session has ended. Open the tool from the LMS and start the authorization again.',
-  'role-mismatch': 'This authorization was started for a different role. Start it again from the tool.',
-  'binding-mismatch': 'This authorization was started in a different session, course or account. Start it again from the tool.',
-  'replayed-state': 'This authorization response was already used. Start the authorization again from the tool.',
-  'not-configured': 'LMS API access is not configured for this service.',
-  'exchange-failed': 'The LMS did not confirm the authorization. Try again in a moment.',
-  'user-mismatch': 'The LMS authorized a different user than the one signed in to the tool.',
-  'identity-conflict':
-    'This LMS account is already connected to another identity in this tool. Open the tool again from the LMS; if this repeats, tell your LMS administrator.',
-  'grant-narrowed': 'Your LMS authorization changed while this one was in progress. Start the authorization again from the tool.',
-};
+/** The sentence the error view shows for a failure, in `locale` (`launch:oauth.failure.*`); the code is never translated. */
+export function callbackFailureMessage(failure: CallbackFailure, locale: Locale): string {
+  return translator(locale)(`launch:oauth.failure.${failure}`);
+}
 
 export const callbackQuerySchema = z.object({
   code: z.string().min(1).max(4096).optional(),

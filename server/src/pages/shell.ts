@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DEFAULT_LOCALE, type Locale } from '@exb/shared/i18n/locale.js';
+import { translator } from '../i18n/translator.js';
 import { requestLocale } from '../security/session.js';
 
 const manifestSchema = z.record(
@@ -86,7 +87,9 @@ export class ShellRenderer {
     this.headers = htmlSecurityHeaders(options.lmsOrigin);
   }
 
-  html(data: ViewData, title = 'Exam browser enforcement', locale: Locale = DEFAULT_LOCALE): string {
+  /** The page in `locale`; without a title, the service's name in that language. */
+  html(data: ViewData, title?: string, locale: Locale = DEFAULT_LOCALE): string {
+    const t = translator(locale);
     const styles = this.assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
     const script = this.assets.script
       ? `<script type="module" src="${escapeHtml(this.assets.script)}"></script>`
@@ -94,17 +97,21 @@ export class ShellRenderer {
     return (
       `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">` +
       '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-      `<title>${escapeHtml(title)}</title>${styles}</head><body><div id="root"></div>` +
-      '<noscript>This page needs JavaScript.</noscript>' +
+      `<title>${escapeHtml(title ?? t('serviceName'))}</title>${styles}</head><body><div id="root"></div>` +
+      `<noscript>${escapeHtml(t('launch:noScript'))}</noscript>` +
       `<script id="exb-bootstrap" type="application/json">${scriptSafeJson({ ...data, locale })}</script>${script}</body></html>`
     );
   }
 
-  send(reply: FastifyReply, data: ViewData, options: { status?: number; title?: string } = {}): FastifyReply {
+  /**
+   * Sends a view in the request's language (`requestLocale`), or in `options.locale` where the caller knows better
+   * (a launch speaks its own locale before it has a session).
+   */
+  send(reply: FastifyReply, data: ViewData, options: { status?: number; title?: string; locale?: Locale } = {}): FastifyReply {
     return reply
       .code(options.status ?? 200)
       .headers(this.headers)
       .type('text/html; charset=utf-8')
-      .send(this.html(data, options.title, requestLocale(reply.request)));
+      .send(this.html(data, options.title, options.locale ?? requestLocale(reply.request)));
   }
 }

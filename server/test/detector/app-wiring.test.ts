@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGUES } from '@exb/shared/i18n/catalogues.js';
 import { DEFAULT_DETECTOR_DIST_DIR } from '../../src/lms-scripts/script-cache.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { injectedConfig, LMS, SERVICE, stableHeaders } from './harness.js';
@@ -41,6 +42,7 @@ describe.skipIf(!built)('detector routes in the full application, real bundles',
       deploymentIds: ['7:first', '8:second'],
       debug: false,
       diagnostics: false,
+      ...(file === 'lms-exb-detector.js' ? { messages: { en: CATALOGUES.en.detector, de: CATALOGUES.de.detector } } : {}),
     });
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseDetectorConfig } from '@exb/shared/detector-config.js';
+import { CATALOGUES } from '@exb/shared/i18n/catalogues.js';
 import { DetectorBundlesMissingError, DetectorScripts } from '../../src/lms-scripts/script-cache.js';
 import {
   DETECTOR_SCRIPT_ALIAS_PATH,
@@ -31,13 +32,21 @@ const dist = fakeDistDir();
 afterAll(() => dist.remove());
 afterEach(() => vi.restoreAllMocks());
 
-function expectedConfig(overrides: { baseUrl?: string; debug?: boolean; diagnostics?: boolean } = {}) {
+/** Every language's detector prompts, as the catalogues hold them. */
+const MESSAGES = { en: CATALOGUES.en.detector, de: CATALOGUES.de.detector };
+
+/** The configuration a script carries: the detector also gets the prompts, the theme loader never. */
+function expectedConfig(
+  overrides: { baseUrl?: string; debug?: boolean; diagnostics?: boolean } = {},
+  bundle: (typeof SCRIPT_ROUTES)[number]['bundle'] = 'lms-exb-detector',
+) {
   return {
     baseUrl: overrides.baseUrl ?? SERVICE,
     ltiClientId: CLIENT_ID,
     deploymentIds: DEPLOYMENT_IDS,
     debug: overrides.debug ?? false,
     diagnostics: overrides.diagnostics ?? false,
+    ...(bundle === 'lms-exb-detector' ? { messages: MESSAGES } : {}),
   };
 }
 
@@ -62,13 +71,27 @@ describe('script routes, minified build', () => {
       'content-length': String(response.rawPayload.length),
     });
     expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
-    expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.js`]!)).toEqual(expectedConfig());
+    expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.js`]!)).toEqual(expectedConfig({}, bundle));
   });
 
   it('carries a configuration the browser-side parser accepts', async () => {
     const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
     const parsed = parseDetectorConfig(injectedConfig(response.body, FAKE_BUNDLES['lms-exb-detector.js']!));
     expect(parsed).toEqual(expectedConfig());
+  });
+
+  it('gives the detector its prompts in English and German, in the one cached script, and the theme loader none', async () => {
+    const detector = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'accept-language': 'de' } });
+    const { messages } = injectedConfig(detector.body, FAKE_BUNDLES['lms-exb-detector.js']!) as { messages: Record<string, Record<string, string>> };
+    expect(Object.keys(messages).sort()).toEqual(['de', 'en']);
+    expect(messages.en!.requiredHeading).toBe('Secure exam browser required');
+    expect(messages.de!.requiredHeading).toBe('Sicherer Exam-Browser erforderlich');
+    // The request's language changes nothing: one script per configuration tuple, whoever asks.
+    const english = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'accept-language': 'en' } });
+    expect(english.rawPayload.equals(detector.rawPayload)).toBe(true);
+    expect(english.headers.etag).toBe(detector.headers.etag);
+    const loader = await d.app.inject({ method: 'GET', url: THEME_LOADER_PATH });
+    expect(injectedConfig(loader.body, FAKE_BUNDLES['lms-exb-theme-loader.js']!)).not.toHaveProperty('messages');
   });
 
   it.each(['GET', 'HEAD'] as const)('%s on the alias answers the same bytes and headers, never a redirect', async (method) => {
@@ -187,7 +210,7 @@ describe('debug and diagnostics modes', () => {
           'x-content-type-options': 'nosniff',
           'content-length': String(response.rawPayload.length),
         });
-        expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.debug.js`]!)).toEqual(expectedConfig(config));
+        expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.debug.js`]!)).toEqual(expectedConfig(config, bundle));
       }
       expect(build.mock.calls.length).toBe(before + SCRIPT_ROUTES.length);
       const revalidation = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'if-none-match': '*' } });

@@ -4,6 +4,9 @@ import { createTestApp, type TestApp } from '../support/app.js';
 import { bootstrapOf } from '../exb-public/helpers.js';
 
 const LMS = 'https://lms.example.test';
+const NOT_FOUND =
+  'There is no page of the exam browser tool at this address. The link may be mistyped or out of date. Go back to your course in the LMS and open the tool or the quiz from there.';
+
 /** What a browser sends when it navigates to an address. */
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 
@@ -27,7 +30,7 @@ describe('unknown addresses', () => {
       expect(response.statusCode, `${method} ${url}`).toBe(404);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(response.headers['content-security-policy']).toContain("default-src 'none'");
-      if (method === 'GET') expect(bootstrapOf(response.body)).toEqual({ locale: 'en', view: 'not-found', lmsReturnUrl: LMS });
+      if (method === 'GET') expect(bootstrapOf(response.body)).toEqual({ locale: 'en', view: 'not-found', title: 'Page not found', message: NOT_FOUND, lmsReturnUrl: LMS });
     }
   });
 

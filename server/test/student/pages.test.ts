@@ -175,12 +175,13 @@ describe('GET /exb/launch-handoff', () => {
       exbLaunchUrl,
       lmsReturnUrl: `${LMS}/courses/101`,
       purpose: 'student-list',
+      locale: 'en',
     });
     expect(first.body).toContain('Back to the quiz list');
     const second = await h.app.inject({ method: 'GET', url: handoffUrl });
     expect(second.statusCode).toBe(200);
     expect(second.body).not.toContain('exbs://');
-    expect(bootstrapOf(second.body)).toEqual({ view: 'exb-launch-handoff', available: false, lmsReturnUrl: `${LMS}/courses/101` });
+    expect(bootstrapOf(second.body)).toEqual({ view: 'exb-launch-handoff', available: false, lmsReturnUrl: `${LMS}/courses/101`, locale: 'en' });
     // The handoff did not spend the grant; the exam browser still downloads once.
     const download = await h.app.inject({ method: 'GET', url: downloadPathOf(exbLaunchUrl) });
     expect(download.statusCode, download.body).toBe(200);

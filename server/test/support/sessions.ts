@@ -78,7 +78,14 @@ export interface TestSession {
 export function sessionFor(
   app: FastifyInstance,
   principal: Principal,
-  options: { launchTarget?: string; lmsReturnUrl?: string; sid?: string; createdAt?: number; exbLaunches?: Record<string, number> } = {},
+  options: {
+    launchTarget?: string;
+    lmsReturnUrl?: string;
+    sid?: string;
+    createdAt?: number;
+    exbLaunches?: Record<string, number>;
+    locale?: SessionData['locale'];
+  } = {},
 ): TestSession {
   const session: SessionData = {
     sid: options.sid ?? randomToken(),
@@ -86,6 +93,7 @@ export function sessionFor(
     launchTarget: options.launchTarget ?? '/lti/launch',
     ...(options.lmsReturnUrl ? { lmsReturnUrl: options.lmsReturnUrl } : {}),
     exbLaunches: options.exbLaunches ?? {},
+    ...(options.locale ? { locale: options.locale } : {}),
     createdAt: options.createdAt ?? Date.now(),
   };
   const sealed = app.encodeSecureSession(app.createSecureSession({ data: session }));

@@ -65,7 +65,10 @@ export interface PageOptions {
  */
 export function applicationPage(lms: LmsRuntime, options: PageOptions): string {
   const root = lms.state.rootAccount();
+  // Like the LMS, the page speaks its user's language: `<html lang>` and `ENV.LOCALE` both carry it.
+  const locale = options.user?.locale ?? 'en';
   const env = {
+    LOCALE: locale,
     current_user_id: options.user ? String(options.user.id) : null,
     current_user: options.user ? { id: String(options.user.id), display_name: options.user.name } : null,
     DOMAIN_ROOT_ACCOUNT_ID: String(root.id),
@@ -82,7 +85,7 @@ export function applicationPage(lms: LmsRuntime, options: PageOptions): string {
     ? `<span id="identity">Logged in as <strong>${escapeHtml(options.user.name)}</strong></span> <a href="/logout">Log out</a>`
     : `<a href="/login">Log in</a>`;
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="${escapeHtml(locale)}">
 <head>
 <meta charset="utf-8">
 <title>${escapeHtml(options.title)}: ${escapeHtml(root.name)}</title>${examBrowser}
