@@ -1,17 +1,22 @@
-import type { ExbPolicyError, PolicyPath, PolicyResult } from '@exb/shared/exb-policy.js';
+import type { ExbPolicyError, PolicyMessageKey, PolicyMessageValue, PolicyPath, PolicyResult } from '@exb/shared/exb-policy.js';
 import { DomainError } from '../domain-error.js';
 
 /**
  * A policy validator's refusal: the contract's 400 with its own error code, plus where in the submitted input the
- * problem is, so the policy editor can show the message at the field (the tRPC error formatter passes `path` on).
+ * problem is and the message's key and values, so the policy editor can show the message at the field in the page's
+ * language (the tRPC error formatter passes them on; the REST answer keeps the English message only).
  */
 export class PolicyRefusal extends DomainError {
   readonly path: PolicyPath;
+  readonly messageKey: PolicyMessageKey | undefined;
+  readonly values: Readonly<Record<string, PolicyMessageValue>> | undefined;
 
   constructor(error: ExbPolicyError) {
     super(error.errorCode, error.message);
     this.name = 'PolicyRefusal';
     this.path = error.path;
+    this.messageKey = error.messageKey;
+    this.values = error.values;
   }
 }
 

@@ -1,9 +1,10 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { z } from 'zod';
-import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
+import { policyErrorFromZod, schemaPolicyMessage, type PolicyMessageKey, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
 import { DomainError } from '../domain-error.js';
 import { domainErrorFrom, type KnownErrorOptions } from '../domain/known-errors.js';
+import { PolicyRefusal } from '../domain/policy-errors.js';
 
 /**
  * The one translation of refusals between the layers: domain errors become tRPC errors (the procedure surface), and
@@ -38,6 +39,26 @@ export function rethrowAsDomainRefusal(error: TRPCError, options: KnownErrorOpti
   // A refusal thrown in a handler reaches here wrapped as an internal error; it leaves with its own status.
   const refusal = domainErrorFrom(error.cause ?? error, options);
   if (refusal !== null) throw toTrpcError(refusal);
+}
+
+/** What a page needs to say a policy refusal in its own language: the message's key in the `policy` namespace and its values. */
+export interface PolicyMessageData {
+  readonly messageKey?: PolicyMessageKey;
+  readonly values?: Readonly<Record<string, PolicyMessageValue>>;
+}
+
+/**
+ * The key and values of the policy message behind a procedure's refusal, for the typed API's error data: a rule broken
+ * inside an input schema, a rule a domain service checked ({@link PolicyRefusal}), or a schema of the rules whose own
+ * words zod reported (an exit password with other than printable ASCII). Empty for any other error, whose page falls
+ * back to the error code's message. The English `message` is what the REST answers keep; they carry no key.
+ */
+export function policyMessageData(cause: unknown): PolicyMessageData {
+  let found: PolicyMessageData | undefined;
+  if (cause instanceof z.ZodError) found = policyErrorFromZod(cause) ?? schemaPolicyMessage(cause.issues[0]?.message ?? '');
+  else if (cause instanceof PolicyRefusal) found = cause;
+  if (found?.messageKey === undefined) return {};
+  return found.values === undefined ? { messageKey: found.messageKey } : { messageKey: found.messageKey, values: found.values };
 }
 
 export interface RestError {

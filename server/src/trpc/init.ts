@@ -8,7 +8,7 @@ import { DomainError } from '../domain-error.js';
 import type { Principal } from '../identity/principal.js';
 import { crossSiteMutationRefusal } from '../security/fetch-metadata.js';
 import type { SessionData } from '../security/session.js';
-import { toTrpcError } from './error-mapping.js';
+import { policyMessageData, toTrpcError } from './error-mapping.js';
 
 /**
  * What a procedure runs with. Nothing of the HTTP framework: the HTTP edges (`http/trpc.ts` for the typed client,
@@ -38,8 +38,9 @@ export const INTERNAL_ERROR_MESSAGE = 'The service could not complete the reques
 const t = initTRPC.context<TrpcContext>().create({
   // Only the message and codes reach the browser; stacks and causes stay in the log. A policy rule broken inside an
   // input schema, or checked by a domain service, keeps its contract code and field path, so the client can show the
-  // message at the field. An unexpected error (anything but a domain refusal) may carry internals in its message (SQL,
-  // hosts, paths), so it reaches the browser as a generic sentence.
+  // message at the field, and its message key and values, so the page can say it in its own language. An unexpected
+  // error (anything but a domain refusal) may carry internals in its message (SQL, hosts, paths), so it reaches the
+  // browser as a generic sentence.
   errorFormatter: ({ shape, error }) => {
     const policy = error.cause instanceof ZodError ? policyErrorFromZod(error.cause) : null;
     const cause = error.cause as RefusalCause | undefined;
@@ -52,6 +53,7 @@ const t = initTRPC.context<TrpcContext>().create({
         httpStatus: shape.data.httpStatus,
         errorCode: policy?.errorCode ?? cause?.errorCode,
         path: policy?.path ?? cause?.path,
+        ...policyMessageData(error.cause),
         authUrl: cause?.authUrl,
         // Only a domain refusal's own fields; other causes (driver errors) may carry internals.
         details: error.cause instanceof DomainError ? error.cause.details : undefined,

@@ -1,6 +1,7 @@
 /** The tools of one assessment: its selection from the course catalog and the tools defined for it alone. */
 import { fail, type ExbPolicyError, type PolicyPath, type PolicyResult } from './errors.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
+import { policyMessage } from './messages.js';
 import type { ExternalToolConfig } from './schemas.js';
 import { duplicateId, normalizeExternalTool, toolList, type ToolNormalizationOptions } from './tools.js';
 import { ErrorCodes } from '../error-codes.js';
@@ -25,12 +26,12 @@ export function normalizeQuizOnlyTools(
     const normalized = normalizeExternalTool(item, options, itemPath);
     if (!normalized.ok) return normalized;
     if (normalized.value.managedByAdmin) {
-      return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Assessment tools cannot be school-managed', [...itemPath, 'managedByAdmin']);
+      return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.assessmentManaged'), [...itemPath, 'managedByAdmin']);
     }
     const { presetId: _ignored, ...tool } = normalized.value;
     if (ids.has(tool.id)) return duplicateId(itemPath);
     if (courseIds.has(tool.id)) {
-      return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'An assessment tool cannot reuse a course tool id', [...itemPath, 'id']);
+      return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.reusesCourseId'), [...itemPath, 'id']);
     }
     ids.add(tool.id);
     tools.push(tool);
@@ -50,18 +51,17 @@ export function normalizeToolSelection(
 ): PolicyResult<string[] | null> {
   if (input === null) return { ok: true, value: null };
   if (!Array.isArray(input)) {
-    return fail(ErrorCodes.INVALID_EXB_TOOL_SELECTION, 'externalToolIds must be a list of course tool ids or null', path);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_SELECTION, policyMessage('selection.expected'), path);
   }
   if (input.length > EXB_POLICY_LIMITS.catalogTools) {
-    return fail(ErrorCodes.INVALID_EXB_TOOL_SELECTION, 'externalToolIds lists more tools than a course can have', path);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_SELECTION, policyMessage('selection.tooMany'), path);
   }
   const known = new Set(catalog.map((tool) => tool.id));
   const selected: string[] = [];
   for (const [index, id] of input.entries()) {
     if (typeof id !== 'string' || !known.has(id)) {
       // The one refusal of a selection the teacher view can meet (a tool removed in another window): said in its words.
-      const message = 'A selected tool is no longer one of the course’s tools; reload the page and choose again';
-      return fail(ErrorCodes.INVALID_EXB_TOOL_SELECTION, message, [...path, index]);
+      return fail(ErrorCodes.INVALID_EXB_TOOL_SELECTION, policyMessage('selection.unknownTool'), [...path, index]);
     }
     if (!selected.includes(id)) selected.push(id);
   }
@@ -74,11 +74,7 @@ export function normalizeToolSelection(
  */
 export function checkNoQuizToolDefinitions(body: unknown): ExbPolicyError | null {
   if (typeof body === 'object' && body !== null && Object.prototype.hasOwnProperty.call(body, 'externalTools')) {
-    return {
-      errorCode: ErrorCodes.QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED,
-      message: 'Define course tools in the course defaults; send externalToolIds or quizOnlyExternalTools here',
-      path: ['externalTools'],
-    };
+    return { errorCode: ErrorCodes.QUIZ_TOOL_DEFINITIONS_NOT_ALLOWED, ...policyMessage('tool.definitionsNotAllowed'), path: ['externalTools'] };
   }
   return null;
 }

@@ -1,4 +1,5 @@
 /** What the exam browser's URL filter makes of an exact URL, and the save-time refusals that follow from it. */
+import { policyMessage, type PolicyMessage } from './messages.js';
 import type { ExbUrlRule } from './schemas.js';
 
 /**
@@ -32,18 +33,15 @@ export function exactRuleMismatch(href: string): ExactRuleMismatch | null {
 }
 
 // Messages name what the person saving sees ("a whole site", "the websites this tool needs"), never field names.
-export const MISMATCH_MESSAGES: Readonly<Record<ExactRuleMismatch, string>> = {
-  'whole-host':
-    'The exam browser allows every page of a site for an address whose path is "/", not only that page. To allow the whole site, add it as a whole site instead; otherwise enter the address of one page.',
-  'never-matches':
-    'The exam browser decodes addresses before it compares them, so an address with "+" or an encoded %2F, %2B, %26, %3D, %3F or %23 never matches and stays blocked. Enter the decoded form (for example "/" instead of "%2F"), or allow the whole site instead.',
+export const MISMATCH_MESSAGES: Readonly<Record<ExactRuleMismatch, PolicyMessage>> = {
+  'whole-host': policyMessage('rule.wholeHost'),
+  'never-matches': policyMessage('rule.neverMatches'),
 };
 
-export const LAUNCH_WHOLE_HOST_MESSAGE =
-  'The exam browser allows every page of a site for a launch address whose path is "/". Enter the address of the tool\'s page, or add the whole site to the other websites this tool needs.';
+export const LAUNCH_WHOLE_HOST_MESSAGE = policyMessage('tool.launchWholeHost');
 
 /** The save-time refusal of an exact URL the filter would read differently, or `null` when it means that one page. */
-export function exactRuleRefusal(href: string, check: PolicyCheck): string | null {
+export function exactRuleRefusal(href: string, check: PolicyCheck): PolicyMessage | null {
   if (check === 'stored') return null;
   const mismatch = exactRuleMismatch(href);
   return mismatch === null ? null : MISMATCH_MESSAGES[mismatch];

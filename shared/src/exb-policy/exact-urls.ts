@@ -1,5 +1,5 @@
 /** Exact HTTPS URLs, as `exact` rules and tool launch addresses give them. */
-import type { ValueCheck } from './errors.js';
+import { refuse, type ValueCheck } from './errors.js';
 import { checkAsciiHostname } from './hostnames.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { INVISIBLE_OR_CONTROL, parseUrl } from './text.js';
@@ -28,30 +28,30 @@ export function isFilterExpressible(href: string): boolean {
  * This is the canonical form only; what the exam browser's filter makes of the URL is {@link exactRuleMismatch}.
  */
 export function normalizeExactHttpsUrl(value: unknown): ValueCheck<string> {
-  if (typeof value !== 'string') return { ok: false, message: 'Expected an https:// URL' };
+  if (typeof value !== 'string') return refuse('url.expected');
   const raw = value.trim();
   if (raw.length === 0 || raw.length > EXB_POLICY_LIMITS.urlLength) {
-    return { ok: false, message: 'Expected an https:// URL of at most 2048 characters' };
+    return refuse('url.length', { max: EXB_POLICY_LIMITS.urlLength });
   }
-  if (!/^https:\/\//i.test(raw)) return { ok: false, message: 'Only exact https:// URLs are allowed' };
-  if (INVISIBLE_OR_CONTROL.test(raw)) return { ok: false, message: 'URL contains spaces or control characters' };
+  if (!/^https:\/\//i.test(raw)) return refuse('url.httpsOnly');
+  if (INVISIBLE_OR_CONTROL.test(raw)) return refuse('url.invisible');
   if (PATTERN_SYNTAX.test(raw)) {
-    return { ok: false, message: 'Wildcards and regular expressions are not allowed; enter an exact URL' };
+    return refuse('url.pattern');
   }
   const authority = raw.slice('https://'.length).split(/[/?#]/, 1)[0] as string;
-  if (authority.includes('@')) return { ok: false, message: 'URLs with user names or passwords are not allowed' };
-  if (authority.includes('%')) return { ok: false, message: 'Percent-encoded host names are not allowed' };
-  if (authority.startsWith('.')) return { ok: false, message: 'Enter the host name without a leading dot' };
+  if (authority.includes('@')) return refuse('url.credentials');
+  if (authority.includes('%')) return refuse('url.percentHost');
+  if (authority.startsWith('.')) return refuse('host.leadingDot');
   const url = parseUrl(raw);
-  if (url === null || url.protocol !== 'https:') return { ok: false, message: 'Not a valid https:// URL' };
-  if (url.port === '0') return { ok: false, message: 'Not a valid port' };
+  if (url === null || url.protocol !== 'https:') return refuse('url.invalid');
+  if (url.port === '0') return refuse('url.port');
   const host = checkAsciiHostname(url.hostname);
   if (!host.ok) return host;
   url.hash = '';
   const normalized = url.href;
-  if (normalized.length > EXB_POLICY_LIMITS.urlLength) return { ok: false, message: 'URL is too long' };
+  if (normalized.length > EXB_POLICY_LIMITS.urlLength) return refuse('url.tooLong');
   if (!isFilterExpressible(normalized)) {
-    return { ok: false, message: 'The exam browser cannot allow exactly this URL ("@" in the address or the query ".")' };
+    return refuse('url.notExpressible');
   }
   return { ok: true, value: normalized };
 }

@@ -2,7 +2,7 @@
  * Concrete host names, as `domain` rules name them and exact URLs must contain: one public site, never a pattern, an
  * IP address, a reserved name or a public suffix.
  */
-import type { ValueCheck } from './errors.js';
+import { refuse, type ValueCheck } from './errors.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { INVISIBLE_OR_CONTROL, parseUrl } from './text.js';
 
@@ -72,20 +72,20 @@ const IPV4_PATTERN = /^\d+\.\d+\.\d+\.\d+$/;
 /** Checks an already IDNA-processed host (lower-case ASCII) for the shape of one concrete DNS name. */
 export function checkAsciiHostname(host: string): ValueCheck<string> {
   if (host.startsWith('[') || IPV4_PATTERN.test(host)) {
-    return { ok: false, message: 'IP addresses are not allowed; use a host name' };
+    return refuse('host.ipAddress');
   }
-  if (host.endsWith('.')) return { ok: false, message: 'Remove the trailing dot from the host name' };
-  if (host.length > EXB_POLICY_LIMITS.hostnameLength) return { ok: false, message: 'Host name is too long' };
+  if (host.endsWith('.')) return refuse('host.trailingDot');
+  if (host.length > EXB_POLICY_LIMITS.hostnameLength) return refuse('host.tooLong');
   const labels = host.split('.');
-  if (labels.length < 2) return { ok: false, message: 'Use a full host name such as example.edu' };
+  if (labels.length < 2) return refuse('host.notFull');
   for (const label of labels) {
     if (label.length === 0 || label.length > EXB_POLICY_LIMITS.hostnameLabelLength || !LABEL_PATTERN.test(label)) {
-      return { ok: false, message: 'Host name has an invalid label' };
+      return refuse('host.invalidLabel');
     }
   }
   const tld = labels[labels.length - 1] as string;
-  if (!TLD_PATTERN.test(tld)) return { ok: false, message: 'Host name has an invalid top-level domain' };
-  if (SPECIAL_USE_TLDS.has(tld)) return { ok: false, message: 'Local, private and reserved host names are not allowed' };
+  if (!TLD_PATTERN.test(tld)) return refuse('host.invalidTld');
+  if (SPECIAL_USE_TLDS.has(tld)) return refuse('host.reserved');
   return { ok: true, value: host };
 }
 
@@ -100,17 +100,17 @@ export function isPublicSuffix(host: string): boolean {
  * reserved names are refused.
  */
 export function normalizeHostname(value: unknown): ValueCheck<string> {
-  if (typeof value !== 'string') return { ok: false, message: 'Expected a host name' };
+  if (typeof value !== 'string') return refuse('host.expected');
   const raw = value.trim();
   if (raw.length === 0 || raw.length > EXB_POLICY_LIMITS.hostnameLength) {
-    return { ok: false, message: 'Expected a host name of at most 253 characters' };
+    return refuse('host.length', { max: EXB_POLICY_LIMITS.hostnameLength });
   }
-  if (raw.includes('*')) return { ok: false, message: 'Wildcards are not allowed; enter a concrete host name' };
-  if (raw.startsWith('.')) return { ok: false, message: 'Enter the host name without a leading dot' };
+  if (raw.includes('*')) return refuse('host.wildcard');
+  if (raw.startsWith('.')) return refuse('host.leadingDot');
   if (INVISIBLE_OR_CONTROL.test(raw) || /[/\\?#@:%[\]^|{}()$+,;=!'"`<>~&]/.test(raw)) {
-    return { ok: false, message: 'Enter only a host name such as example.edu, without scheme, port or path' };
+    return refuse('host.onlyHost');
   }
   const url = parseUrl(`https://${raw}/`);
-  if (url === null || url.pathname !== '/' || url.port !== '') return { ok: false, message: 'Not a valid host name' };
+  if (url === null || url.pathname !== '/' || url.port !== '') return refuse('host.invalid');
   return checkAsciiHostname(url.hostname);
 }

@@ -24,7 +24,18 @@ export { isFilterExpressible, normalizeExactHttpsUrl } from './exact-urls.js';
 export { isPublicSuffix, normalizeHostname } from './hostnames.js';
 export { mergeInstructorToolCatalog } from './instructor-tool-catalog.js';
 export { EXB_POLICY_LIMITS } from './limits.js';
-export { exbPasswordSchema, ownPasswordRefusal } from './passwords.js';
+export {
+  englishPolicyText,
+  isPolicyMessageKey,
+  policyMessage,
+  renderPolicyMessage,
+  schemaPolicyMessage,
+  type PolicyMessage,
+  type PolicyMessageKey,
+  type PolicyMessageRef,
+  type PolicyMessageValue,
+} from './messages.js';
+export { exbPasswordSchema, ownPasswordProblem, ownPasswordRefusal } from './passwords.js';
 export {
   exbUrlRuleSchema,
   externalToolConfigSchema,
@@ -34,7 +45,7 @@ export {
   type ExternalToolConfig,
   type ExternalToolConfigInput,
 } from './schemas.js';
-export { setupCompletionRefusal, type SetupCompletion } from './setup.js';
+export { setupCompletionProblem, setupCompletionRefusal, type SetupCompletion } from './setup.js';
 export { isVideoId, normalizeToolUrl, parseVideoId, VIDEO_TOOL_PATH_PREFIX, videoToolUrl } from './tool-urls.js';
 export {
   isEquivalentTool,
@@ -43,5 +54,5 @@ export {
   type ToolNormalizationOptions,
 } from './tools.js';
 export { normalizeUrlRules, urlRuleKey } from './url-rules.js';
-export { siteOfAddress, wholeSiteConfirmation } from './whole-site.js';
+export { siteOfAddress, wholeSiteConfirmation, wholeSiteConfirmationMessage } from './whole-site.js';
 export { policyErrorFromZod, policySchema } from './zod-adapters.js';

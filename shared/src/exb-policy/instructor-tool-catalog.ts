@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { fail, firstZodIssue, type PolicyPath, type PolicyResult } from './errors.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
+import { policyMessage } from './messages.js';
 import { idSchema, type ExbUrlRule, type ExternalToolConfig } from './schemas.js';
 import { duplicateId, normalizeExternalTool, toolList, type ToolNormalizationOptions } from './tools.js';
 import { ErrorCodes } from '../error-codes.js';
@@ -16,7 +17,7 @@ const managedEditSchema = z.object({
   resourceRules: z.unknown().optional(),
 });
 
-const MANAGED_TOOL_LOCKED = 'This school-managed tool can only be switched on or off';
+const MANAGED_TOOL_LOCKED = policyMessage('tool.managedLocked');
 
 /**
  * Applies an instructor's replacement catalog (`PUT .../defaults` with `externalTools`) to the stored one.
@@ -51,10 +52,7 @@ export function mergeInstructorToolCatalog(
       tool = edit.value;
     } else {
       if (typeof item === 'object' && item !== null && (item as { managedByAdmin?: unknown }).managedByAdmin === true) {
-        return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Only administrators can add school-managed tools', [
-          ...itemPath,
-          'managedByAdmin',
-        ]);
+        return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.adminOnly'), [...itemPath, 'managedByAdmin']);
       }
       const normalized = normalizeExternalTool(item, options, itemPath);
       if (!normalized.ok) return normalized;
@@ -69,7 +67,7 @@ export function mergeInstructorToolCatalog(
     if (tool.managedByAdmin && !ids.has(tool.id)) result.push(tool);
   }
   if (result.length > EXB_POLICY_LIMITS.catalogTools) {
-    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `At most ${EXB_POLICY_LIMITS.catalogTools} tools are allowed`, path);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.tooMany', { max: EXB_POLICY_LIMITS.catalogTools }), path);
   }
   return { ok: true, value: result };
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { EXB_POLICY_LIMITS } from './limits.js';
+import { policyMessage, schemaMessage, type PolicyMessage } from './messages.js';
+
+const PRINTABLE_ASCII = schemaMessage('password.printableAscii');
 
 /**
  * A start or exit password as saved by an instructor or administrator: printable ASCII only, because the exam browser
@@ -9,17 +12,19 @@ export const exbPasswordSchema = z
   .string()
   .min(1)
   .max(EXB_POLICY_LIMITS.passwordLength)
-  .regex(/^[\x20-\x7e]+$/, 'Use printable ASCII characters only');
+  .regex(/^[\x20-\x7e]+$/, PRINTABLE_ASCII.message);
 
 /**
  * Why a password an assessment is to have of its own cannot be saved, or `null`. Choosing one means entering one: the
  * save request leaves a missing value as it was, so an empty field would be "saved" without anything changing.
  */
+export function ownPasswordProblem(which: 'start' | 'exit', value: string): PolicyMessage | null {
+  if (value === '') return policyMessage(which === 'start' ? 'password.startMissing' : 'password.exitMissing');
+  if (value.length > EXB_POLICY_LIMITS.passwordLength) return policyMessage('password.tooLong', { max: EXB_POLICY_LIMITS.passwordLength });
+  return exbPasswordSchema.safeParse(value).success ? null : PRINTABLE_ASCII;
+}
+
+/** The English words of {@link ownPasswordProblem}. */
 export function ownPasswordRefusal(which: 'start' | 'exit', value: string): string | null {
-  if (value === '') return `Enter the ${which} password for this assessment, or choose “Keep as it is” to leave it unchanged`;
-  const parsed = exbPasswordSchema.safeParse(value);
-  if (parsed.success) return null;
-  return value.length > EXB_POLICY_LIMITS.passwordLength
-    ? `Use at most ${EXB_POLICY_LIMITS.passwordLength} characters`
-    : (parsed.error.issues[0]?.message ?? 'Use printable ASCII characters only');
+  return ownPasswordProblem(which, value)?.message ?? null;
 }

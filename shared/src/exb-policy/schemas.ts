@@ -4,10 +4,11 @@
  */
 import { z } from 'zod';
 import { EXB_POLICY_LIMITS } from './limits.js';
+import { schemaMessage } from './messages.js';
 
 export const ID_PATTERN = /^[A-Za-z0-9_-]+$/;
 
-export const idSchema = z.string().min(1).max(EXB_POLICY_LIMITS.idLength).regex(ID_PATTERN, 'Expected letters, digits, _ or -');
+export const idSchema = z.string().min(1).max(EXB_POLICY_LIMITS.idLength).regex(ID_PATTERN, schemaMessage('idCharacters').message);
 
 /**
  * One allow entry of a URL policy, stored as normalized by {@link normalizeUrlRules}.
@@ -35,12 +36,12 @@ export type ExbUrlRule = z.output<typeof exbUrlRuleSchema>;
 export type ExbUrlRuleInput = z.input<typeof exbUrlRuleSchema>;
 
 /** An empty name or launch address is the one shape error a form meets: said as what to do, not as a type error. */
-export const TOOL_LABEL_MISSING = 'Enter the name students see for the tool';
-export const TOOL_URL_MISSING = 'Enter the launch address of the tool';
+export const TOOL_LABEL_MISSING = schemaMessage('tool.labelMissing');
+export const TOOL_URL_MISSING = schemaMessage('tool.urlMissing');
 
 const toolFields = {
-  label: z.string().min(1, TOOL_LABEL_MISSING).max(EXB_POLICY_LIMITS.toolLabelLength),
-  url: z.string().min(1, TOOL_URL_MISSING).max(EXB_POLICY_LIMITS.urlLength),
+  label: z.string().min(1, TOOL_LABEL_MISSING.message).max(EXB_POLICY_LIMITS.toolLabelLength),
+  url: z.string().min(1, TOOL_URL_MISSING.message).max(EXB_POLICY_LIMITS.urlLength),
   resourceRules: z.array(exbUrlRuleSchema).max(EXB_POLICY_LIMITS.resourceRules).default([]),
   managedByAdmin: z.boolean().default(false),
   presetId: z.uuid().optional(),

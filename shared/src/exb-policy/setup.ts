@@ -1,4 +1,5 @@
 /** When a course's setup may be called complete. */
+import { policyMessage, type PolicyMessage } from './messages.js';
 
 export interface SetupCompletion {
   /** The setup is to be saved as complete. */
@@ -14,7 +15,12 @@ export interface SetupCompletion {
  * Why a course's setup cannot be marked complete, or `null`. Completing it hides the reminder that asks for an exit
  * password, and nothing can be required without one; so "complete" is refused while no exit password exists.
  */
-export function setupCompletionRefusal(input: SetupCompletion): string | null {
+export function setupCompletionProblem(input: SetupCompletion): PolicyMessage | null {
   if (!input.setupCompleted || input.exitPasswordAvailable) return null;
-  return 'Set a course exit password first: without an exit password, no assessment can require the exam browser';
+  return policyMessage('setup.exitPasswordFirst');
+}
+
+/** The English words of {@link setupCompletionProblem}. */
+export function setupCompletionRefusal(input: SetupCompletion): string | null {
+  return setupCompletionProblem(input)?.message ?? null;
 }

@@ -1,5 +1,5 @@
 /** Character checks shared by the host name, URL and label rules. */
-import type { ValueCheck } from './errors.js';
+import { refuse, type ValueCheck } from './errors.js';
 
 // Whitespace, controls, and the bidirectional and zero-width formatting characters that make text read differently.
 export const INVISIBLE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/u;
@@ -19,9 +19,9 @@ export function parseUrl(value: string): URL | null {
  */
 export function normalizeLabel(value: string, maxLength: number): ValueCheck<string> {
   const label = value.normalize('NFC').trim();
-  if (label.length > maxLength) return { ok: false, message: `Label is longer than ${maxLength} characters` };
+  if (label.length > maxLength) return refuse('label.tooLong', { max: maxLength });
   if (/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u.test(label)) {
-    return { ok: false, message: 'Label contains control or text-direction characters' };
+    return refuse('label.controlCharacters');
   }
   return { ok: true, value: label };
 }

@@ -2,6 +2,7 @@
 import { normalizeServiceBaseUrl } from '../detector-config-rules.js';
 import { fail, type PolicyPath, type PolicyResult } from './errors.js';
 import { exactRuleMismatch, MISMATCH_MESSAGES, type PolicyCheck } from './exact-rule-filter.js';
+import { policyMessage, refOf, type PolicyMessageRef } from './messages.js';
 import { normalizeExactHttpsUrl } from './exact-urls.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { INVISIBLE_OR_CONTROL, parseUrl } from './text.js';
@@ -59,6 +60,11 @@ export function videoToolUrl(baseUrl: string, videoId: string): string {
   return `${serviceBase(baseUrl)}${VIDEO_TOOL_PATH_PREFIX}${videoId}`;
 }
 
+/** A refusal of a launch address: the address rule's reason, said as the form names the field. */
+function launchAddressRefusal(reason: PolicyMessageRef) {
+  return policyMessage('tool.launchAddress', { reason: refOf(reason) });
+}
+
 /**
  * The canonical launch URL of a tool: a video link becomes the service's player route with the canonical id, the
  * player route itself stays as is (also on a plain-HTTP development base URL), anything else must be an exact HTTPS
@@ -77,9 +83,9 @@ export function normalizeToolUrl(url: unknown, baseUrl: string, path: PolicyPath
     }
   }
   const exact = normalizeExactHttpsUrl(url);
-  if (!exact.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `Launch address: ${exact.message}`, path);
+  if (!exact.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, launchAddressRefusal(exact), path);
   if (check === 'save' && exactRuleMismatch(exact.value) === 'never-matches') {
-    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `Launch address: ${MISMATCH_MESSAGES['never-matches']}`, path);
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, launchAddressRefusal(MISMATCH_MESSAGES['never-matches']), path);
   }
   return exact;
 }

@@ -7,6 +7,7 @@ import {
   type PolicyCheck,
 } from './exact-rule-filter.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
+import { policyMessage } from './messages.js';
 import { externalToolInputSchema, ID_PATTERN, TOOL_LABEL_MISSING, type ExternalToolConfig } from './schemas.js';
 import { normalizeLabel } from './text.js';
 import { normalizeToolUrl } from './tool-urls.js';
@@ -44,7 +45,7 @@ export function normalizeExternalTool(
   if (!parsed.success) return firstZodIssue(parsed.error, ErrorCodes.INVALID_EXB_TOOL_POLICY, path);
   const tool = parsed.data;
   const label = normalizeLabel(tool.label, EXB_POLICY_LIMITS.toolLabelLength);
-  if (!label.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, label.message, [...path, 'label']);
+  if (!label.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, label, [...path, 'label']);
   if (label.value === '') return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, TOOL_LABEL_MISSING, [...path, 'label']);
   const check = options.check ?? 'save';
   const url = normalizeToolUrl(tool.url, options.baseUrl, [...path, 'url'], check);
@@ -83,13 +84,13 @@ export function isEquivalentTool(
 }
 
 export function toolList(input: unknown, max: number, path: PolicyPath): PolicyResult<unknown[]> {
-  if (!Array.isArray(input)) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Expected a list of tools', path);
-  if (input.length > max) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, `At most ${max} tools are allowed`, path);
+  if (!Array.isArray(input)) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.listExpected'), path);
+  if (input.length > max) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.tooMany', { max }), path);
   return { ok: true, value: input };
 }
 
 export function duplicateId(path: PolicyPath) {
-  return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, 'Two tools have the same id', [...path, 'id']);
+  return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, policyMessage('tool.duplicateId'), [...path, 'id']);
 }
 
 /**

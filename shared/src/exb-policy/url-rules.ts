@@ -6,7 +6,8 @@ import { isPublicSuffix, normalizeHostname } from './hostnames.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { exbUrlRuleSchema, type ExbUrlRule } from './schemas.js';
 import { normalizeLabel } from './text.js';
-import { wholeSiteConfirmation } from './whole-site.js';
+import { policyMessage, refOf } from './messages.js';
+import { wholeSiteConfirmationMessage } from './whole-site.js';
 import { ErrorCodes } from '../error-codes.js';
 
 /** Identity of a rule for the exam browser: what it allows, ignoring id and label. */
@@ -29,29 +30,24 @@ function normalizeRule(input: unknown, codes: RuleErrorCodes, path: PolicyPath, 
   let value: string;
   if (rule.match === 'exact') {
     const url = normalizeExactHttpsUrl(rule.value);
-    if (!url.ok) return fail(codes.url, url.message, [...path, 'value']);
+    if (!url.ok) return fail(codes.url, url, [...path, 'value']);
     const refusal = exactRuleRefusal(url.value, check);
     if (refusal !== null) return fail(codes.url, refusal, [...path, 'value']);
     value = url.value;
   } else {
     const host = normalizeHostname(rule.value);
-    if (!host.ok) return fail(codes.domain, host.message, [...path, 'value']);
-    if (isPublicSuffix(host.value)) {
-      return fail(codes.domain, 'A whole site must be one site, not a public suffix such as co.uk', [...path, 'value']);
-    }
+    if (!host.ok) return fail(codes.domain, host, [...path, 'value']);
+    if (isPublicSuffix(host.value)) return fail(codes.domain, policyMessage('rule.publicSuffix'), [...path, 'value']);
     if (rule.broadDomainConfirmed !== true) {
-      return fail(
-        codes.domain,
-        `A whole site also opens every subdomain of it; to confirm it, tick “${wholeSiteConfirmation(host.value)}”`,
-        [...path, 'broadDomainConfirmed'],
-      );
+      const confirmation = refOf(wholeSiteConfirmationMessage(host.value));
+      return fail(codes.domain, policyMessage('rule.confirmWholeSite', { confirmation }), [...path, 'broadDomainConfirmed']);
     }
     value = host.value;
   }
   let label: string | undefined;
   if (rule.label !== undefined) {
     const checked = normalizeLabel(rule.label, EXB_POLICY_LIMITS.ruleLabelLength);
-    if (!checked.ok) return fail(codes.url, checked.message, [...path, 'label']);
+    if (!checked.ok) return fail(codes.url, checked, [...path, 'label']);
     label = checked.value === '' ? undefined : checked.value;
   }
   return {
@@ -73,8 +69,8 @@ export function normalizeRuleList(
   path: PolicyPath,
   check: PolicyCheck,
 ): PolicyResult<ExbUrlRule[]> {
-  if (!Array.isArray(input)) return fail(codes.url, 'Expected a list of URL rules', path);
-  if (input.length > maxRules) return fail(codes.url, `At most ${maxRules} URL rules are allowed`, path);
+  if (!Array.isArray(input)) return fail(codes.url, policyMessage('rule.listExpected'), path);
+  if (input.length > maxRules) return fail(codes.url, policyMessage('rule.tooMany', { max: maxRules }), path);
   const rules: ExbUrlRule[] = [];
   const seen = new Set<string>();
   for (const [index, item] of input.entries()) {

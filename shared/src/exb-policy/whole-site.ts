@@ -3,16 +3,22 @@
  * where a site belongs.
  */
 import { normalizeHostname } from './hostnames.js';
+import { policyMessage, type PolicyMessage } from './messages.js';
 import { parseUrl } from './text.js';
 
 /**
  * The confirmation a whole-site rule needs, worded as the checkbox that gives it: a refusal for a missing confirmation
  * quotes these words, so the person knows exactly what to tick. The site is named as it will be stored.
  */
-export function wholeSiteConfirmation(site: string): string {
+export function wholeSiteConfirmationMessage(site: string): PolicyMessage {
   const host = normalizeHostname(site);
-  const name = host.ok ? host.value : site.trim() || 'this site';
-  return `Allow ${name} and every subdomain of it`;
+  const name = host.ok ? host.value : site.trim();
+  return name === '' ? policyMessage('wholeSite.confirmationUnnamed') : policyMessage('wholeSite.confirmation', { site: name });
+}
+
+/** The English words of {@link wholeSiteConfirmationMessage}. */
+export function wholeSiteConfirmation(site: string): string {
+  return wholeSiteConfirmationMessage(site).message;
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;

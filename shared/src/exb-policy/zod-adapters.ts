@@ -7,10 +7,11 @@ import {
   type PolicyPath,
   type PolicyResult,
 } from './errors.js';
+import { isPolicyMessageKey, type PolicyMessageValue } from './messages.js';
 
 /**
- * Turns a validator into a zod schema for route inputs. A failure becomes one custom issue whose `params.errorCode`
- * carries the contract code; {@link policyErrorFromZod} reads it back.
+ * Turns a validator into a zod schema for route inputs. A failure becomes one custom issue whose `params` carry the
+ * contract code and the message's key and values; {@link policyErrorFromZod} reads them back.
  */
 export function policySchema<T>(validate: (input: unknown) => PolicyResult<T>) {
   return z.unknown().transform((input, ctx): T => {
@@ -20,7 +21,7 @@ export function policySchema<T>(validate: (input: unknown) => PolicyResult<T>) {
       code: 'custom',
       message: result.error.message,
       path: result.error.path,
-      params: { errorCode: result.error.errorCode },
+      params: { errorCode: result.error.errorCode, messageKey: result.error.messageKey, values: result.error.values },
     });
     return z.NEVER;
   });
@@ -29,9 +30,13 @@ export function policySchema<T>(validate: (input: unknown) => PolicyResult<T>) {
 /** The policy error behind a zod error raised by a {@link policySchema}, or `null` for any other failure. */
 export function policyErrorFromZod(error: z.ZodError): ExbPolicyError | null {
   for (const issue of error.issues) {
-    const code = issue.code === 'custom' ? (issue.params as { errorCode?: unknown } | undefined)?.errorCode : undefined;
+    const params = issue.code === 'custom' ? (issue.params as { errorCode?: unknown; messageKey?: unknown; values?: unknown } | undefined) : undefined;
+    const code = params?.errorCode;
     if (typeof code === 'string' && (EXB_POLICY_ERROR_CODES as readonly string[]).includes(code)) {
-      return { errorCode: code as ExbPolicyErrorCode, message: issue.message, path: issue.path as PolicyPath };
+      const key = isPolicyMessageKey(params?.messageKey)
+        ? { messageKey: params.messageKey, ...(params.values !== undefined ? { values: params.values as Readonly<Record<string, PolicyMessageValue>> } : {}) }
+        : {};
+      return { errorCode: code as ExbPolicyErrorCode, message: issue.message, ...key, path: issue.path as PolicyPath };
     }
   }
   return null;
