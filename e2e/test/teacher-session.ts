@@ -24,7 +24,29 @@ export interface TeacherSessionOptions {
   readonly provokedRefusal?: (url: string, status: number) => boolean;
   /** Further configuration of the service. */
   readonly env?: Record<string, string>;
+  /** The instructor's LMS locale, which the launch carries as `launch_presentation.locale`; the seed's 'en' without it. */
+  readonly locale?: string;
 }
+
+/** The words of the tool that {@link TeacherSession.connect} acts on, in the page's language. */
+export interface ConnectWords {
+  readonly authorize: string;
+  readonly refresh: string;
+  /** The LMS status beside the course's name once connected. */
+  readonly connected: RegExp;
+  /**
+   * The heading of the popup's completion page, waited for before the popup is closed; without it, the tool frame
+   * showing the refresh button (which it does once the popup told it) is waited for instead.
+   */
+  readonly popupHeading?: string;
+}
+
+export const ENGLISH_WORDS: ConnectWords = {
+  authorize: 'Authorize the tool in the LMS',
+  refresh: 'Refresh from LMS',
+  connected: /^LMS:\s*Connected$/,
+  popupHeading: 'Connected to the LMS',
+};
 
 /**
  * The teacher view of the development LMS's course 101 in headless Chromium: the service on its own database, the
@@ -72,6 +94,8 @@ export class TeacherSession {
         oauthClientSecret: OAUTH_CLIENT_SECRET,
       },
     });
+    // The seed's instructor (user 2), speaking the language this session asks for; other sessions keep the seed.
+    if (options.locale !== undefined) lms.state.users.get(2)!.locale = options.locale;
     const lmsServer = await lms.startHttpServer();
     const browser = await launchBrowser();
     const context = await browser.browser.newContext({ viewport: { width: 1100, height: 900 } });
@@ -94,21 +118,32 @@ export class TeacherSession {
   }
 
   /** Launches as the instructor, authorizes the tool in the LMS popup and reads the course's assessments. */
-  async connect(): Promise<void> {
+  async connect(words: ConnectWords = ENGLISH_WORDS): Promise<void> {
+    await this.launch();
+    await this.authorize(words);
+    await this.tool.getByRole('button', { name: words.refresh }).click();
+    await this.visible(this.tool.getByRole('rowheader', { name: 'Midterm exam' }));
+  }
+
+  /** Opens the tool from the LMS as the instructor. */
+  async launch(): Promise<void> {
     this.tool = await launchIntoToolFrame(this.page, this.lms.launchPageUrl, 'Launch as instructor', this.app.url!);
+  }
+
+  /** Approves the tool's LMS authorization in its popup, and waits until the tool frame shows the connection. */
+  async authorize(words: ConnectWords = ENGLISH_WORDS): Promise<void> {
     const [popup] = await Promise.all([
       this.page.waitForEvent('popup'),
-      this.tool.getByRole('button', { name: 'Authorize the tool in the LMS' }).click({ timeout: PAGE_TIMEOUT_MS }),
+      this.tool.getByRole('button', { name: words.authorize }).click({ timeout: PAGE_TIMEOUT_MS }),
     ]);
     await approveLmsAuthorization(popup, this.lms.baseUrl, this.app.url!);
+    const refresh = this.tool.getByRole('button', { name: words.refresh });
     // The popup's page tells the tool frame that the connection is made; closing it earlier would cut that short.
-    await this.visible(popup.getByRole('heading', { name: 'Connected to the LMS' }));
+    if (words.popupHeading !== undefined) await this.visible(popup.getByRole('heading', { name: words.popupHeading }));
+    else await refresh.waitFor({ state: 'visible', timeout: PAGE_TIMEOUT_MS });
     await popup.close();
-    const refresh = this.tool.getByRole('button', { name: 'Refresh from LMS' });
     await refresh.waitFor({ state: 'visible', timeout: PAGE_TIMEOUT_MS });
-    await this.visible(this.tool.getByText(/^LMS:\s*Connected$/), PAGE_TIMEOUT_MS);
-    await refresh.click();
-    await this.visible(this.tool.getByRole('rowheader', { name: 'Midterm exam' }));
+    await this.visible(this.tool.getByText(words.connected), PAGE_TIMEOUT_MS);
   }
 
   async visible(locator: Locator, timeout = 10_000): Promise<void> {

@@ -7,6 +7,8 @@ import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { isPolicyMessageKey, renderPolicyMessage, type PolicyMessageRef, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
+import { i18next } from '../i18n/i18n';
 // Type only: the bundle never contains server code, only the procedure types the client is checked against.
 import type { AppRouter } from '../../../server/src/trpc/router';
 
@@ -44,6 +46,7 @@ export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppR
 
 /** A refusal as the server explains it, in the form the views show it. */
 export interface ServerError {
+  /** In the page's language: see {@link readServerError}. */
   readonly message: string;
   /** The contract's `error_code` (`INVALID_EXB_URL_POLICY`, `LMS_AUTHORIZATION_REQUIRED`, ...). */
   readonly errorCode: string | undefined;
@@ -56,7 +59,7 @@ export interface ServerError {
   readonly details?: Readonly<Record<string, unknown>> | undefined;
 }
 
-type PolicyIssue = { message: string; path: (string | number)[]; errorCode: string | undefined };
+type PolicyIssue = { message: string; path: (string | number)[]; errorCode: string | undefined; policy: PolicyMessageRef | undefined };
 
 function isPathSegment(value: unknown): value is string | number {
   return typeof value === 'string' || typeof value === 'number';
@@ -75,23 +78,57 @@ function issueFromMessage(message: string): PolicyIssue | null {
     return null;
   }
   if (!Array.isArray(parsed) || parsed.length === 0) return null;
-  const first = parsed[0] as { message?: unknown; path?: unknown; params?: { errorCode?: unknown } };
+  const first = parsed[0] as { message?: unknown; path?: unknown; params?: { errorCode?: unknown; messageKey?: unknown; values?: unknown } };
   if (typeof first.message !== 'string') return null;
   const path = Array.isArray(first.path) ? first.path.filter(isPathSegment) : [];
   const errorCode = typeof first.params?.errorCode === 'string' ? first.params.errorCode : undefined;
-  return { message: first.message, path, errorCode };
+  return { message: first.message, path, errorCode, policy: readPolicyMessage(first.params) };
+}
+
+/** A policy message's key and values as the server sent them, if they are well formed (nested at most a few deep). */
+function readPolicyMessage(data: { messageKey?: unknown; values?: unknown } | undefined, depth = 0): PolicyMessageRef | undefined {
+  if (data === undefined || !isPolicyMessageKey(data.messageKey) || depth > 3) return undefined;
+  if (data.values === undefined) return { messageKey: data.messageKey };
+  if (typeof data.values !== 'object' || data.values === null) return undefined;
+  const values: Record<string, PolicyMessageValue> = {};
+  for (const [name, value] of Object.entries(data.values)) {
+    if (typeof value === 'string' || typeof value === 'number') values[name] = value;
+    else {
+      const nested = typeof value === 'object' && value !== null ? readPolicyMessage(value as Record<string, unknown>, depth + 1) : undefined;
+      if (nested === undefined) return undefined;
+      values[name] = nested;
+    }
+  }
+  return { messageKey: data.messageKey, values };
+}
+
+/** A message of the policy rules in the page's language (`policy` namespace). */
+export function translatePolicyMessage(ref: PolicyMessageRef): string {
+  return renderPolicyMessage(ref, (key, values) => i18next.t(`policy:${key}`, values));
+}
+
+/** The catalogue's message for a contract error code (`errors` namespace), when it has one. */
+export function errorCodeMessage(errorCode: string | undefined): string | undefined {
+  if (errorCode === undefined || !/^[A-Z][A-Z0-9_]*$/.test(errorCode)) return undefined;
+  const key = `errors:${errorCode}`;
+  // The codes' keys are known only at run time (a code the catalogue has no message for yet falls through).
+  return i18next.exists(key) ? (i18next.t as unknown as (key: string) => string)(key) : undefined;
 }
 
 function readPath(value: unknown): (string | number)[] | undefined {
   return Array.isArray(value) && value.every(isPathSegment) ? value : undefined;
 }
 
-const UNREACHABLE_MESSAGE = 'The tool could not be reached. Check your connection and try again.';
+const unreachable = () => i18next.t('teacher:apiClient.unreachable');
 
+/**
+ * A failed call as the views show it. The message is in the page's language: a policy rule's message by its key, else
+ * the catalogue's message for the error code when it has one, else the server's own (English) message.
+ */
 export function readServerError(error: unknown): ServerError {
   if (!(error instanceof TRPCClientError)) {
     return {
-      message: error instanceof Error && error.message ? error.message : UNREACHABLE_MESSAGE,
+      message: error instanceof Error && error.message ? error.message : unreachable(),
       errorCode: undefined,
       path: undefined,
       httpStatus: undefined,
@@ -99,12 +136,26 @@ export function readServerError(error: unknown): ServerError {
       details: undefined,
     };
   }
-  const data = (error.data ?? {}) as { errorCode?: unknown; authUrl?: unknown; httpStatus?: unknown; path?: unknown; details?: unknown };
+  const data = (error.data ?? {}) as {
+    errorCode?: unknown;
+    authUrl?: unknown;
+    httpStatus?: unknown;
+    path?: unknown;
+    details?: unknown;
+    messageKey?: unknown;
+    values?: unknown;
+  };
   const issue = issueFromMessage(error.message);
   const authUrl = typeof data.authUrl === 'string' && data.authUrl.startsWith('/') ? data.authUrl : undefined;
+  const errorCode = typeof data.errorCode === 'string' ? data.errorCode : (issue?.errorCode ?? undefined);
+  const policy = readPolicyMessage(data) ?? issue?.policy;
   return {
-    message: issue?.message ?? (error.message || UNREACHABLE_MESSAGE),
-    errorCode: typeof data.errorCode === 'string' ? data.errorCode : (issue?.errorCode ?? undefined),
+    message:
+      (policy !== undefined ? translatePolicyMessage(policy) : undefined) ??
+      errorCodeMessage(errorCode) ??
+      issue?.message ??
+      (error.message || unreachable()),
+    errorCode,
     path: readPath(data.path) ?? (issue && issue.path.length > 0 ? issue.path : undefined),
     httpStatus: typeof data.httpStatus === 'number' ? data.httpStatus : undefined,
     authUrl,

@@ -1,5 +1,6 @@
 import { QueryClientProvider } from '@tanstack/react-query';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
 import { createApiClient, createQueryClient, TRPCProvider } from '../lib/trpc';
@@ -27,11 +28,12 @@ type Data = z.output<typeof schema>;
  * never call the API do not load either.
  */
 function Teacher({ data }: { data: Data }) {
+  const { t } = useTranslation('teacher');
   useReloadUrl(data.reloadUrl);
   const [authorization] = useState(createAuthorizationStore);
   const [queryClient] = useState(() => createQueryClient({ onError: authorization.report }));
   const [apiClient] = useState(createApiClient);
-  const scope = { courseId: data.courseId, lmsUserId: data.lmsUserId, courseName: data.courseName ?? `Course ${data.courseId}` };
+  const scope = { courseId: data.courseId, lmsUserId: data.lmsUserId, courseName: data.courseName ?? t('page.courseFallback', { id: data.courseId }) };
 
   return (
     <QueryClientProvider client={queryClient}>

@@ -13,6 +13,8 @@ import {
   View,
 } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import type { TFunction } from 'i18next';
+import { Trans, useTranslation } from 'react-i18next';
 import { FocusTarget } from '../../components/FocusTarget';
 import { EditorSection } from './EditorSection';
 import { fieldKey } from './form-errors';
@@ -43,6 +45,7 @@ export function AssessmentTools({
   quizToolsError: ReactNode;
   onOpenCourseDefaults: () => void;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const catalog = defaults.externalTools;
   const quizTools = toolRowActions(draft.quizTools, (rows) => onChange({ quizTools: rows }, 'quizTools'), focus, 'quizTools');
   const lossWarning = touched.has('quizTools') && draft.quizTools.some((tool) => tool.resourceRulesUnknown === true);
@@ -51,35 +54,42 @@ export function AssessmentTools({
     <EditorSection
       id="tools-heading"
       section="toolSelection"
-      heading="Approved tools"
-      intro="Tools students may open from the exam browser’s tool list, such as a calculator or a dictionary."
+      heading={t('approvedTools.heading')}
+      intro={t('approvedTools.intro')}
       alert={selectionError}
       focus={focus}
     >
       {catalog.length === 0 ? (
         <Text as="p">
-          The course has no exam tools yet.{' '}
-          <Link as="button" onClick={onOpenCourseDefaults} isWithinText>
-            Add tools in the course defaults
-          </Link>
-          .
+          <Trans
+            t={t}
+            i18nKey="approvedTools.noneInCourse"
+            components={{
+              defaults: (
+                // Its words are the catalogue's, between <defaults> and </defaults>.
+                <Link as="button" onClick={onOpenCourseDefaults} isWithinText>
+                  {null}
+                </Link>
+              ),
+            }}
+          />
         </Text>
       ) : (
         <>
           <RadioInputGroup
             name="tool-mode"
-            description="Tools from the course"
+            description={t('approvedTools.fromCourse')}
             value={draft.toolMode}
             onChange={(_event, value) => onChange({ toolMode: value === 'selected' ? 'selected' : 'all' }, 'tools')}
           >
-            <RadioInput value="all" label="All tools of the course" />
-            <RadioInput value="selected" label="Only the tools selected below" />
+            <RadioInput value="all" label={t('approvedTools.all')} />
+            <RadioInput value="selected" label={t('approvedTools.selected')} />
           </RadioInputGroup>
           {draft.toolMode === 'selected' && (
             <View as="div" margin="small 0 0 medium">
               <CheckboxGroup
                 name="course-tools"
-                description={<ScreenReaderContent>Course tools for this assessment</ScreenReaderContent>}
+                description={<ScreenReaderContent>{t('approvedTools.selectionLabel')}</ScreenReaderContent>}
                 value={[...draft.selectedToolIds]}
                 onChange={(values) => onChange({ selectedToolIds: values.map(String) }, 'tools')}
               >
@@ -87,7 +97,7 @@ export function AssessmentTools({
                   <Checkbox
                     key={tool.id}
                     value={tool.id}
-                    label={`${tool.label}${tool.managedByAdmin ? ' (school-managed)' : ''}${tool.enabled ? '' : ' (switched off for the course)'}`}
+                    label={catalogToolLabel(t, tool)}
                   />
                 ))}
               </CheckboxGroup>
@@ -99,26 +109,25 @@ export function AssessmentTools({
       <View as="div" margin="medium 0 0">
         <FocusTarget focusRef={focus.register(fieldKey.section('quizTools'))}>
           <Heading level="h4" margin="0 0 x-small">
-            Tools for this assessment only
+            {t('approvedTools.ownHeading')}
           </Heading>
         </FocusTarget>
         {quizToolsError}
         {lossWarning && (
-          <Alert variant="warning" variantScreenReaderLabel="Warning," hasShadow={false} margin="0 0 small">
-            Other websites that the tools listed before this visit need are not shown here, and saving this list
-            removes them. Add them again below if the tools still need them.
+          <Alert variant="warning" variantScreenReaderLabel={t('common:variant.warning')} hasShadow={false} margin="0 0 small">
+            {t('approvedTools.lossWarning')}
           </Alert>
         )}
         {draft.quizTools.length === 0 ? (
           <Text as="p" color="secondary">
-            None.
+            {t('approvedTools.none')}
           </Text>
         ) : (
           draft.quizTools.map((tool, index) => (
-            <ToolCard key={tool.rowId} name={`Assessment tool ${index + 1}`}>
+            <ToolCard key={tool.rowId} name={t('approvedTools.toolName', { n: index + 1 })}>
               <ToolFields tool={tool} onChange={(change) => quizTools.update(tool.rowId, change)} error={error} focus={focus} />
               <RemoveToolButton
-                name={tool.label || `assessment tool ${index + 1}`}
+                name={tool.label || t('approvedTools.toolName', { n: index + 1 })}
                 margin="small 0 0"
                 onRemove={() => quizTools.remove(tool.rowId)}
               />
@@ -126,9 +135,15 @@ export function AssessmentTools({
           ))
         )}
         <Button renderIcon={<IconAddLine />} onClick={() => quizTools.add()}>
-          Add a tool for this assessment
+          {t('approvedTools.add')}
         </Button>
       </View>
     </EditorSection>
   );
+}
+
+/** A course tool as the selection names it: its name, and whether the school manages it or the course switched it off. */
+function catalogToolLabel(t: TFunction<'teacher'>, tool: CourseDefaults['externalTools'][number]): string {
+  if (tool.managedByAdmin) return t(tool.enabled ? 'approvedTools.managedSuffix' : 'approvedTools.managedOffSuffix', { label: tool.label });
+  return tool.enabled ? tool.label : t('approvedTools.offSuffix', { label: tool.label });
 }

@@ -1,5 +1,6 @@
 import { Alert, RadioInput, RadioInputGroup, ScreenReaderContent, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import { Trans, useTranslation } from 'react-i18next';
 import { EditorSection } from './EditorSection';
 import { ruleRowsOf, type AssessmentStatus, type CourseDefaults } from './model';
 import type { PolicySectionProps } from './policy-draft';
@@ -19,6 +20,7 @@ export function AssessmentWebsites({
   status: AssessmentStatus;
   sectionError: ReactNode;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const switchMode = (mode: string) => {
     if (mode === 'own' && !draft.rulesKnown && draft.ruleRows.length === 0 && draft.urlMode === 'course') {
       // Starting from the course's list is what most teachers want; it is then this assessment's own list.
@@ -31,32 +33,31 @@ export function AssessmentWebsites({
     <EditorSection
       id="websites-heading"
       section="urlRules"
-      heading="Allowed websites"
-      intro="The exam browser always allows the LMS itself. Add the other pages or sites students may open during this exam."
+      heading={t('websites.heading')}
+      intro={t('websites.intro')}
       alert={sectionError}
       focus={focus}
     >
       <RadioInputGroup
         name="url-mode"
-        description={<ScreenReaderContent>Which websites this exam allows</ScreenReaderContent>}
+        description={<ScreenReaderContent>{t('websites.modeLabel')}</ScreenReaderContent>}
         value={draft.urlMode}
         onChange={(_event, value) => switchMode(value)}
       >
-        <RadioInput value="course" label="Use the course’s websites" />
-        <RadioInput value="own" label="Use a list for this assessment" />
+        <RadioInput value="course" label={t('websites.useCourse')} />
+        <RadioInput value="own" label={t('websites.useOwn')} />
       </RadioInputGroup>
       <View as="div" margin="small 0 0">
         {draft.urlMode === 'course' ? (
           defaults.urlRules.length === 0 ? (
             <Text as="p" color="secondary">
-              The course allows no websites besides the LMS.
+              {t('websites.courseNone')}
             </Text>
           ) : (
-            <ul aria-label="The course’s websites">
+            <ul aria-label={t('websites.courseList')}>
               {defaults.urlRules.map((rule) => (
                 <li key={`${rule.match} ${rule.value}`}>
-                  <code className="exb-inline-code">{rule.value}</code>
-                  {rule.match === 'domain' ? ' and its subdomains' : ''}
+                  <SiteWords rule={rule} />
                 </li>
               ))}
             </ul>
@@ -64,17 +65,17 @@ export function AssessmentWebsites({
         ) : (
           <>
             {!draft.rulesKnown && (
-              <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="0 0 small">
-                This assessment’s saved list is kept as it is unless you change it here. It currently allows{' '}
-                {status.customDomains.length === 0 ? 'no websites besides the LMS' : status.customDomains.join(', ')}. Adding
-                or removing a website below replaces the saved list.
+              <Alert variant="info" variantScreenReaderLabel={t('common:variant.info')} hasShadow={false} margin="0 0 small">
+                {t('websites.savedListKept', {
+                  sites: status.customDomains.length === 0 ? t('websites.noneBesidesLms') : status.customDomains.join(', '),
+                })}
               </Alert>
             )}
             <UrlRulesEditor
               rows={draft.ruleRows}
               onChange={(ruleRows) => onChange({ ruleRows }, 'rules')}
-              rowNoun="Website"
-              addLabel="Add a website"
+              kind={{ group: 'website' }}
+              addLabel={t('websites.add')}
               error={error}
               focus={focus}
             />
@@ -83,4 +84,12 @@ export function AssessmentWebsites({
       </View>
     </EditorSection>
   );
+}
+
+/** A rule of the course's list: the address, or the site with its subdomains, the value set as code. */
+function SiteWords({ rule }: { rule: CourseDefaults['urlRules'][number] }) {
+  const { t } = useTranslation('teacher');
+  const value = <code className="exb-inline-code">{rule.value}</code>;
+  if (rule.match !== 'domain') return value;
+  return <Trans t={t} i18nKey="websites.andSubdomains" values={{ site: rule.value }} components={{ site: value }} />;
 }

@@ -15,12 +15,13 @@ import {
 } from '@instructure/ui';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { getLiveRegion } from '../../lib/live-region';
 import { useMediaQuery } from '../../lib/use-media-query';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import { EnforcementToggle, StatusBadges } from './Enforcement';
-import { CONTENT_TYPE_LABEL, DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
+import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
 import { useVerification, useVerificationRefetch, VerificationNotice } from './Verification';
@@ -42,6 +43,7 @@ export function AssessmentsPanel({
   setEditing: (contentId: string | null) => void;
   onOpenCourseDefaults: () => void;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const editButtons = useRef(new Map<string, HTMLElement>());
   const assessments = useAssessments();
   const settings = useSettings();
@@ -72,17 +74,17 @@ export function AssessmentsPanel({
       <RefreshBar scope={scope} />
       {assessments.isPending ? (
         <View as="div" textAlign="center" padding="large">
-          <Spinner renderTitle="Loading the assessments" size="small" />
+          <Spinner renderTitle={t('assessments.loading')} size="small" />
         </View>
       ) : assessments.isError ? (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-          The assessments could not be loaded: {readServerError(assessments.error).message}
+        <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false}>
+          {t('assessments.loadFailed', { reason: readServerError(assessments.error).message })}
         </Alert>
       ) : assessments.data.length === 0 ? (
         <View as="div" padding="medium" borderWidth="small" borderRadius="medium" textAlign="center">
-          <Text as="p">No quizzes are listed yet.</Text>
+          <Text as="p">{t('assessments.empty')}</Text>
           <Text as="p" color="secondary">
-            Choose “Refresh from LMS” to load the classic and new quizzes of this course.
+            {t('assessments.emptyHint')}
           </Text>
         </View>
       ) : (
@@ -103,26 +105,25 @@ export function AssessmentsPanel({
 }
 
 function SetupReminder({ scope, onOpenCourseDefaults }: { scope: CourseScope; onOpenCourseDefaults: () => void }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const defaults = useCourseDefaults(scope);
   const school = useSchoolExitPassword();
   if (defaults.data === undefined || defaults.data.defaults.setupCompleted) return null;
   const missingExit = !defaults.data.defaults.hasQuitPassword && school.data?.set !== true;
   return (
-    <Alert variant="info" variantScreenReaderLabel="Information," hasShadow={false} margin="0 0 medium">
+    <Alert variant="info" variantScreenReaderLabel={t('common:variant.info')} hasShadow={false} margin="0 0 medium">
       <Text as="p">
-        The setup of this course is not finished.{' '}
-        {missingExit
-          ? 'Set a course exit password so that students can leave the exam browser, then mark the setup as complete in the course defaults.'
-          : 'Review the websites and tools every exam of the course allows, then mark the setup as complete.'}
+        {t('setupReminder.notFinished')} {missingExit ? t('setupReminder.missingExit') : t('setupReminder.review')}
       </Text>
       <Button size="small" onClick={onOpenCourseDefaults}>
-        Open course defaults
+        {t('setupReminder.open')}
       </Button>
     </Alert>
   );
 }
 
 function RefreshBar({ scope }: { scope: CourseScope }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const connection = useConnection();
@@ -132,7 +133,7 @@ function RefreshBar({ scope }: { scope: CourseScope }) {
     trpc.instructor.assessments.refresh.mutationOptions({
       onMutate: () => setOutcome(null),
       onSuccess: (result) => {
-        setOutcome({ variant: 'success', text: result.message });
+        setOutcome({ variant: 'success', text: t('refresh.found', { count: result.quizCount }) });
         void queryClient.invalidateQueries({ queryKey: trpc.instructor.assessments.list.queryKey() });
         refetchVerification();
       },
@@ -154,22 +155,22 @@ function RefreshBar({ scope }: { scope: CourseScope }) {
           }}
           interaction={connection.connected === false ? 'disabled' : 'enabled'}
         >
-          Refresh from LMS
+          {t('refresh.button')}
         </Button>
-        {refresh.isPending && <Spinner renderTitle="Reading the quizzes from the LMS" size="x-small" />}
+        {refresh.isPending && <Spinner renderTitle={t('refresh.pending')} size="x-small" />}
         <Text size="small" color="secondary">
-          Reads the course’s classic and new quizzes from the LMS.
+          {t('refresh.hint')}
         </Text>
       </Flex>
       {outcome !== null && (
         <Alert
           variant={outcome.variant}
-          variantScreenReaderLabel={outcome.variant === 'success' ? 'Success,' : 'Error,'}
+          variantScreenReaderLabel={t(outcome.variant === 'success' ? 'common:variant.success' : 'common:variant.error')}
           hasShadow={false}
           margin="small 0 0"
           liveRegion={getLiveRegion}
           liveRegionPoliteness="polite"
-          renderCloseButtonLabel="Dismiss"
+          renderCloseButtonLabel={t('action.dismiss')}
           onDismiss={() => setOutcome(null)}
         >
           {outcome.text}
@@ -194,25 +195,26 @@ function AssessmentTable({
   registerEditButton: (id: string, element: HTMLElement | null) => void;
   onOpenCourseDefaults: () => void;
 }) {
+  const { t } = useTranslation('teacher');
   // An LMS frame can be narrow: below this width each assessment becomes a stacked block instead of a wide row.
   const narrow = useMediaQuery('(max-width: 44rem)');
   const verification = useVerification().data ?? {};
   return (
     <View as="div">
       <Heading level="h2" margin="0 0 small">
-        Assessments
+        {t('assessments.heading')}
       </Heading>
-      <Table caption={`Assessments of ${scope.courseName}`} layout={narrow ? 'stacked' : 'auto'} hover>
+      <Table caption={t('assessments.caption', { course: scope.courseName })} layout={narrow ? 'stacked' : 'auto'} hover>
         <Table.Head>
           <Table.Row>
-            <Table.ColHeader id="assessment">Assessment</Table.ColHeader>
-            <Table.ColHeader id="type">Type</Table.ColHeader>
-            <Table.ColHeader id="published">Published</Table.ColHeader>
-            <Table.ColHeader id="required">Exam browser</Table.ColHeader>
-            <Table.ColHeader id="status">Status</Table.ColHeader>
+            <Table.ColHeader id="assessment">{t('assessments.column.assessment')}</Table.ColHeader>
+            <Table.ColHeader id="type">{t('assessments.column.type')}</Table.ColHeader>
+            <Table.ColHeader id="published">{t('assessments.column.published')}</Table.ColHeader>
+            <Table.ColHeader id="required">{t('assessments.column.examBrowser')}</Table.ColHeader>
+            <Table.ColHeader id="status">{t('assessments.column.status')}</Table.ColHeader>
             <Table.ColHeader id="actions">
               {/* Stacked rows print each column's title before the value; this column's button names itself. */}
-              {narrow ? null : <ScreenReaderContent>Actions</ScreenReaderContent>}
+              {narrow ? null : <ScreenReaderContent>{t('assessments.column.actions')}</ScreenReaderContent>}
             </Table.ColHeader>
           </Table.Row>
         </Table.Head>
@@ -224,11 +226,11 @@ function AssessmentTable({
                 <Table.RowHeader>
                   <Text weight="bold">{assessment.title}</Text>
                 </Table.RowHeader>
-                <Table.Cell>{CONTENT_TYPE_LABEL[assessment.contentType]}</Table.Cell>
+                <Table.Cell>{t(`assessments.contentType.${assessment.contentType}`)}</Table.Cell>
                 <Table.Cell>
                   <Flex gap="xx-small" alignItems="center">
                     {assessment.published ? <IconPublishSolid color="success" /> : <IconUnpublishedLine color="secondary" />}
-                    <Text size="small">{assessment.published ? 'Published' : 'Unpublished'}</Text>
+                    <Text size="small">{assessment.published ? t('assessments.published') : t('assessments.unpublished')}</Text>
                   </Flex>
                 </Table.Cell>
                 <Table.Cell>
@@ -245,8 +247,8 @@ function AssessmentTable({
                     onClick={() => onEdit(assessment.id)}
                     elementRef={(element) => registerEditButton(assessment.id, element instanceof HTMLElement ? element : null)}
                   >
-                    Settings
-                    <ScreenReaderContent> of {assessment.title}</ScreenReaderContent>
+                    {t('assessments.settings')}
+                    <ScreenReaderContent> {t('assessments.settingsOf', { title: assessment.title })}</ScreenReaderContent>
                   </Button>
                 </Table.Cell>
               </Table.Row>

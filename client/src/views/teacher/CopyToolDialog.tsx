@@ -13,7 +13,8 @@ import {
 } from '@instructure/ui';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { readServerError, useTRPC } from '../../lib/trpc';
+import { useTranslation } from 'react-i18next';
+import { errorCodeMessage, readServerError, useTRPC } from '../../lib/trpc';
 import { ConnectPrompt } from './connection';
 import type { CopyResult, CopyTarget, CourseScope } from './model';
 
@@ -26,6 +27,7 @@ function courseName(course: Pick<CopyTarget, 'name' | 'courseCode'>): string {
  * is now (the server checks it again before writing), and the outcome is shown per course.
  */
 export function CopyToolDialog({ scope, tool, onClose }: { scope: CourseScope; tool: { id: string; label: string }; onClose: () => void }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
   const [selected, setSelected] = useState<string[]>([]);
   const targets = useQuery({
@@ -46,16 +48,16 @@ export function CopyToolDialog({ scope, tool, onClose }: { scope: CourseScope; t
   const courses = targets.data?.courses ?? [];
 
   return (
-    <Modal open onDismiss={onClose} size="medium" label={`Copy ${tool.label} to other courses`} shouldCloseOnDocumentClick={false}>
+    <Modal open onDismiss={onClose} size="medium" label={t('copy.label', { tool: tool.label })} shouldCloseOnDocumentClick={false}>
       <Modal.Header>
-        <CloseButton placement="end" offset="small" onClick={onClose} screenReaderLabel="Close" />
-        <Heading level="h2">Copy “{tool.label}” to other courses</Heading>
+        <CloseButton placement="end" offset="small" onClick={onClose} screenReaderLabel={t('action.close')} />
+        <Heading level="h2">{t('copy.heading', { tool: tool.label })}</Heading>
       </Modal.Header>
       <Modal.Body>
         {serverError?.authUrl !== undefined ? (
           <ConnectPrompt compact />
         ) : serverError !== null ? (
-          <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 small">
+          <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false} margin="0 0 small">
             {serverError.message}
           </Alert>
         ) : null}
@@ -63,19 +65,16 @@ export function CopyToolDialog({ scope, tool, onClose }: { scope: CourseScope; t
           <CopyOutcome result={result} />
         ) : targets.isPending ? (
           <View as="div" textAlign="center" padding="medium">
-            <Spinner renderTitle="Loading your courses" size="small" />
+            <Spinner renderTitle={t('copy.loading')} size="small" />
           </View>
         ) : targets.isSuccess && courses.length === 0 ? (
-          <Text as="p">You teach no other course in the LMS that the tool could be copied to.</Text>
+          <Text as="p">{t('copy.noCourses')}</Text>
         ) : targets.isSuccess ? (
           <>
-            <Text as="p">
-              The tool is added to the exam tools of each course you choose. A course that already has the same tool
-              keeps it as it is.
-            </Text>
+            <Text as="p">{t('copy.explanation')}</Text>
             <CheckboxGroup
               name="copy-targets"
-              description="Courses you teach"
+              description={t('copy.courses')}
               value={selected}
               onChange={(values) => setSelected(values.map(String))}
             >
@@ -89,12 +88,12 @@ export function CopyToolDialog({ scope, tool, onClose }: { scope: CourseScope; t
       <Modal.Footer>
         {result !== undefined ? (
           <Button color="primary" onClick={onClose} elementRef={(element) => void (doneButton.current = element as HTMLElement | null)}>
-            Done
+            {t('action.done')}
           </Button>
         ) : (
           <>
             <Button onClick={onClose} margin="0 x-small 0 0">
-              Cancel
+              {t('action.cancel')}
             </Button>
             <Button
               color="primary"
@@ -103,9 +102,7 @@ export function CopyToolDialog({ scope, tool, onClose }: { scope: CourseScope; t
               }}
               interaction={selected.length === 0 ? 'disabled' : 'enabled'}
             >
-              {copy.isPending
-                ? 'Copying…'
-                : `Copy to ${selected.length === 0 ? 'courses' : `${selected.length} course${selected.length === 1 ? '' : 's'}`}`}
+              {copy.isPending ? t('copy.copying') : selected.length === 0 ? t('copy.toCourses') : t('copy.toCount', { count: selected.length })}
             </Button>
           </>
         )}
@@ -115,10 +112,11 @@ export function CopyToolDialog({ scope, tool, onClose }: { scope: CourseScope; t
 }
 
 function CopyOutcome({ result }: { result: CopyResult }) {
+  const { t } = useTranslation('teacher');
   const groups = [
-    { key: 'copied', title: 'Copied to', entries: result.copied, variant: 'success' as const },
-    { key: 'alreadyPresent', title: 'Already there', entries: result.alreadyPresent, variant: 'info' as const },
-    { key: 'failed', title: 'Not copied', entries: result.failed, variant: 'error' as const },
+    { key: 'copied', title: t('copy.copied'), entries: result.copied, variant: 'success' as const },
+    { key: 'alreadyPresent', title: t('copy.alreadyPresent'), entries: result.alreadyPresent, variant: 'info' as const },
+    { key: 'failed', title: t('copy.failed'), entries: result.failed, variant: 'error' as const },
   ].filter((group) => group.entries.length > 0);
   return (
     <View as="div" role="status">
@@ -133,7 +131,7 @@ function CopyOutcome({ result }: { result: CopyResult }) {
                 {courseName(entry)}
                 {'message' in entry && typeof entry.message === 'string' && (
                   <Text as="div" size="small" color={group.variant === 'error' ? 'danger' : 'secondary'}>
-                    {entry.message}
+                    {('error_code' in entry ? errorCodeMessage(entry.error_code) : undefined) ?? entry.message}
                   </Text>
                 )}
               </List.Item>

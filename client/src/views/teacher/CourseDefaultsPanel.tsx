@@ -1,8 +1,9 @@
 import { Alert, Checkbox, Heading, Spinner, Text, View } from '@instructure/ui';
-import { setupCompletionRefusal } from '@exb/shared/exb-policy.js';
+import { setupCompletionProblem } from '@exb/shared/exb-policy.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { readServerError, useTRPC, useTRPCClient, type RouterInputs } from '../../lib/trpc';
+import { useTranslation } from 'react-i18next';
+import { readServerError, translatePolicyMessage, useTRPC, useTRPCClient, type RouterInputs } from '../../lib/trpc';
 import { CopyToolDialog } from './CopyToolDialog';
 import { EditorSection, sectionError as sectionAlert } from './EditorSection';
 import { fieldKey, messagesFor } from './form-errors';
@@ -46,6 +47,7 @@ function draftOf(defaults: CourseDefaults): DefaultsDraft {
 
 /** What every assessment of the course inherits: websites, the tool catalog, passwords, and the setup state. */
 export function CourseDefaultsPanel({ scope }: { scope: CourseScope }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const defaults = useCourseDefaults(scope);
   // A successful save starts a fresh form from what the server stored (normalized addresses, assigned tool ids); the
   // confirmation lives here so it outlasts the form it came from.
@@ -55,14 +57,14 @@ export function CourseDefaultsPanel({ scope }: { scope: CourseScope }) {
   if (defaults.isPending) {
     return (
       <View as="div" textAlign="center" padding="large">
-        <Spinner renderTitle="Loading the course defaults" size="small" />
+        <Spinner renderTitle={t('defaults.loading')} size="small" />
       </View>
     );
   }
   if (defaults.isError) {
     return (
-      <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-        The course defaults could not be loaded: {readServerError(defaults.error).message}
+      <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false}>
+        {t('defaults.loadFailed', { reason: readServerError(defaults.error).message })}
       </Alert>
     );
   }
@@ -73,8 +75,8 @@ export function CourseDefaultsPanel({ scope }: { scope: CourseScope }) {
       defaults={defaults.data.defaults}
       notice={notice}
       onNotice={setNotice}
-      onSaved={(message) => {
-        setNotice(message);
+      onSaved={() => {
+        setNotice(t('defaults.saved'));
         setVersion((v) => v + 1);
       }}
     />
@@ -92,12 +94,13 @@ function DefaultsForm({
   defaults: CourseDefaults;
   notice: string | null;
   onNotice: (notice: string | null) => void;
-  onSaved: (message: string) => void;
+  onSaved: () => void;
 }) {
+  const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const { focus, announcement, formError, submission, start, refuse, refuseHere } = useSaveOutcome('The course defaults', {
+  const { focus, announcement, formError, submission, start, refuse, refuseHere } = useSaveOutcome('defaults', {
     saved: [notice, onNotice],
   });
   const schoolExitPassword = useSchoolExitPassword();
@@ -123,7 +126,7 @@ function DefaultsForm({
         });
         // Effective settings of every assessment may have changed with the defaults.
         void queryClient.invalidateQueries({ queryKey: trpc.instructor.enforcement.status.queryKey() });
-        onSaved(result.message);
+        onSaved();
       },
       onError: refuse,
     }),
@@ -132,7 +135,7 @@ function DefaultsForm({
   const handleSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (save.isPending) return;
-    const setupRefusal = setupCompletionRefusal({
+    const setupRefusal = setupCompletionProblem({
       setupCompleted: draft.setupCompleted,
       exitPasswordAvailable:
         (defaults.hasQuitPassword && !draft.exit.remove) ||
@@ -141,7 +144,7 @@ function DefaultsForm({
         schoolExitPassword.data?.set !== false,
     });
     if (setupRefusal !== null) {
-      refuseHere(fieldKey.setupCompleted(), setupRefusal);
+      refuseHere(fieldKey.setupCompleted(), translatePolicyMessage(setupRefusal));
       return;
     }
     const rules = submitRules(draft.ruleRows);
@@ -168,17 +171,17 @@ function DefaultsForm({
       <form onSubmit={handleSubmit} noValidate aria-labelledby="defaults-heading">
         {announcement}
         <Heading level="h2" id="defaults-heading" margin="0 0 x-small">
-          Course defaults
+          {t('defaults.heading')}
         </Heading>
         <Text as="p" color="secondary">
-          Every assessment of {scope.courseName} uses these settings unless its own settings say otherwise.
+          {t('defaults.intro', { course: scope.courseName })}
         </Text>
 
         <EditorSection
           id="defaults-websites-heading"
           section="urlRules"
-          heading="Allowed websites"
-          intro="Pages or sites students may open during any exam of the course. The LMS itself is always allowed."
+          heading={t('websites.heading')}
+          intro={t('websites.defaultsIntro')}
           alert={sectionError('urlRules')}
           focus={focus}
           margin="medium 0 large"
@@ -186,8 +189,8 @@ function DefaultsForm({
           <UrlRulesEditor
             rows={draft.ruleRows}
             onChange={(ruleRows) => change({ ruleRows })}
-            rowNoun="Course website"
-            addLabel="Add a website"
+            kind={{ group: 'courseWebsite' }}
+            addLabel={t('websites.add')}
             error={formError}
             focus={focus}
           />
@@ -207,7 +210,7 @@ function DefaultsForm({
 
         <PasswordsSection
           id="defaults-passwords-heading"
-          intro="Assessments without a password of their own use these. If the course has no exit password, the school’s default applies where your school set one."
+          intro={t('passwords.defaultsIntro')}
           alert={sectionError('passwords')}
           focus={focus}
           field={(which) => (
@@ -220,30 +223,30 @@ function DefaultsForm({
               focus={focus}
             />
           )}
-          subject="the course"
+          subject={t('reveal.subjectCourse')}
           reveal={() => client.instructor.passwords.revealCourse.mutate({ courseId: scope.courseId })}
         />
 
         <View as="section" display="block" margin="0 0 large" aria-labelledby="defaults-setup-heading">
           <Heading level="h3" id="defaults-setup-heading" margin="0 0 x-small">
-            Setup
+            {t('defaults.setupHeading')}
           </Heading>
           <Checkbox
-            label="The setup of this course is complete"
+            label={t('defaults.setupComplete')}
             checked={draft.setupCompleted}
             onChange={(event) => change({ setupCompleted: event.target.checked })}
             messages={
-              messagesFor(formError, fieldKey.setupCompleted()) ?? [{ type: 'hint', text: 'Hides the setup reminder above the assessments.' }]
+              messagesFor(formError, fieldKey.setupCompleted()) ?? [{ type: 'hint', text: t('defaults.setupHint') }]
             }
             inputRef={focus.register(fieldKey.setupCompleted())}
           />
         </View>
 
-        <SaveOutcome subject="The course defaults" refusal={formError?.message ?? null} saved={notice} onDismiss={() => onNotice(null)} />
-        <SaveBar label="Save course defaults" saving={save.isPending}>
+        <SaveOutcome subject="defaults" refusal={formError?.message ?? null} saved={notice} onDismiss={() => onNotice(null)} />
+        <SaveBar label={t('defaults.save')} saving={save.isPending}>
           {dirty && (
             <Text size="small" color="secondary">
-              Unsaved changes
+              {t('save.unsaved')}
             </Text>
           )}
         </SaveBar>

@@ -1,12 +1,13 @@
 import { Alert, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import { i18next } from '../../i18n/i18n';
 import { fieldKey, type FieldFocus, type FormError, type SectionName } from './form-errors';
 import { SectionHeading } from './SectionHeading';
 
 /** The refusal of a save that is about the section `name` as a whole, shown at the top of that section. */
 export function sectionError(error: FormError | null, name: SectionName): ReactNode {
   return error !== null && error.key === fieldKey.section(name) ? (
-    <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 small">
+    <Alert variant="error" variantScreenReaderLabel={i18next.t('common:variant.error')} hasShadow={false} margin="0 0 small">
       {error.message}
     </Alert>
   ) : null;

@@ -2,6 +2,7 @@ import { Checkbox, Flex, Link, Pill, ScreenReaderContent, Spinner, Text, View } 
 import { useMutation, useMutationState } from '@tanstack/react-query';
 import { useId, type ReactNode } from 'react';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
@@ -30,6 +31,7 @@ export function EnforcementToggle({
   /** Why the switch cannot be used right now; it is disabled and this is said beside it. */
   lockedNote?: string | undefined;
 }) {
+  const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const connection = useConnection();
   const writeSetting = useSettingWriter();
@@ -41,13 +43,9 @@ export function EnforcementToggle({
     ...trpc.instructor.enforcement.setRequired.mutationOptions({
       onSuccess: (result, input) => {
         writeSetting(assessment.id, result.setting);
-        announce(
-          input.required
-            ? `${assessment.title}: the exam browser is now required.`
-            : `${assessment.title}: the exam browser is no longer required.`,
-        );
+        announce(t(input.required ? 'enforcement.nowRequired' : 'enforcement.noLongerRequired', { title: assessment.title }));
       },
-      onError: (error) => announce(`${assessment.title}: ${readServerError(error).message}`, 'assertive'),
+      onError: (error) => announce(t('action.titled', { title: assessment.title, message: readServerError(error).message }), 'assertive'),
     }),
     mutationKey,
   });
@@ -58,7 +56,7 @@ export function EnforcementToggle({
   const required = setting.exbRequired;
   const checked = mutation.isPending && mutation.variables ? mutation.variables.required : required;
   const blocked = connection.connected === false || lockedNote !== undefined;
-  const label = `Require the exam browser for ${assessment.title}`;
+  const label = t('enforcement.label', { title: assessment.title });
   const noteId = useId();
 
   let message: ReactNode = null;
@@ -66,16 +64,16 @@ export function EnforcementToggle({
     message =
       failure.errorCode === ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED ? (
         <>
-          An exit password is needed first.{' '}
+          {t('enforcement.exitPasswordNeeded')}{' '}
           <Link as="button" onClick={onOpenCourseDefaults} isWithinText>
-            Set a course exit password
+            {t('enforcement.setExitPassword')}
           </Link>
         </>
       ) : (
         failure.message
       );
   } else if (failure !== null) {
-    message = 'Authorize the tool in the LMS first (see above).';
+    message = t('enforcement.authorizeFirst');
   }
 
   return (
@@ -85,7 +83,7 @@ export function EnforcementToggle({
         <Checkbox
           variant="toggle"
           size="small"
-          label={visibleLabel ? 'Require the exam browser' : <ScreenReaderContent>{label}</ScreenReaderContent>}
+          label={visibleLabel ? t('enforcement.visibleLabel') : <ScreenReaderContent>{label}</ScreenReaderContent>}
           aria-label={visibleLabel ? label : undefined}
           // The note stands outside the switch: a disabled switch is drawn faded, and its own messages are part of
           // its label, which `aria-label` replaces.
@@ -100,7 +98,7 @@ export function EnforcementToggle({
           }}
           messages={message !== null ? [{ type: 'newError', text: message }] : undefined}
         />
-        {mutation.isPending && <Spinner renderTitle={checked ? 'Requiring the exam browser' : 'Removing the requirement'} size="x-small" />}
+        {mutation.isPending && <Spinner renderTitle={t(checked ? 'enforcement.requiring' : 'enforcement.removing')} size="x-small" />}
       </Flex>
       {lockedNote !== undefined && (
         <Text as="p" size="small" id={noteId}>
@@ -113,6 +111,7 @@ export function EnforcementToggle({
 
 /** The badges of an assessment's enforcement state, in words a teacher reads at a glance. */
 export function StatusBadges({ setting, verification }: { setting: AssessmentSetting; verification?: VerificationRecord | undefined }) {
+  const { t } = useTranslation('teacher');
   const badges: ReactNode[] = [];
   // The stored state says "required", but the LMS no longer holds the code: never show that as protected.
   if (isEnforced(setting) && isUnprotected(verification)) {
@@ -120,19 +119,19 @@ export function StatusBadges({ setting, verification }: { setting: AssessmentSet
   } else if (isEnforced(setting)) {
     badges.push(
       <Pill key="on" color="success">
-        Exam browser required
+        {t('badge.required')}
       </Pill>,
     );
   } else if (setting.exbRequired && !setting.hasAccessCode) {
     badges.push(
       <Pill key="code" color="danger">
-        Access code missing
+        {t('badge.codeMissing')}
       </Pill>,
     );
   } else if (setting.exbRequired !== setting.enabled) {
     badges.push(
       <Pill key="pending" color="warning">
-        Change pending
+        {t('badge.pending')}
       </Pill>,
     );
   }
@@ -140,14 +139,14 @@ export function StatusBadges({ setting, verification }: { setting: AssessmentSet
   if (!setting.usesCourseDefaults) {
     badges.push(
       <Pill key="own" color="info">
-        Own websites
+        {t('badge.ownWebsites')}
       </Pill>,
     );
   }
   if (badges.length === 0) {
     return (
       <Text size="small" color="secondary">
-        Not required
+        {t('badge.notRequired')}
       </Text>
     );
   }

@@ -1,14 +1,32 @@
 import { Checkbox, Flex, Pill, RadioInput, RadioInputGroup, Text, View } from '@instructure/ui';
 import { EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
+import { useTranslation } from 'react-i18next';
 import { SecretInput } from '../../components/SecretInput';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
 
 /** Which password, as the save requests and refusals name it: `quit` is the exit password. */
 export type PasswordWhich = 'start' | 'quit';
 
-const PASSWORD_TEXT = {
-  start: { title: 'Start password', own: 'Start password for this assessment' },
-  quit: { title: 'Exit password', own: 'Exit password for this assessment' },
+/** The catalogue's words for each password (`teacher:passwords`). */
+const PASSWORD_KEYS = {
+  start: {
+    title: 'passwords.start',
+    noun: 'passwords.noun.start',
+    own: 'passwords.startOwn',
+    ownNoun: 'passwords.noun.startOwn',
+    new: 'passwords.newStart',
+    set: 'passwords.setStart',
+    remove: 'passwords.removeStart',
+  },
+  quit: {
+    title: 'passwords.exit',
+    noun: 'passwords.noun.exit',
+    own: 'passwords.exitOwn',
+    ownNoun: 'passwords.noun.exitOwn',
+    new: 'passwords.newExit',
+    set: 'passwords.setExit',
+    remove: 'passwords.removeExit',
+  },
 } as const;
 
 interface FieldProps {
@@ -70,28 +88,29 @@ export function CoursePasswordField({
   draft: PasswordDraft;
   onChange: (draft: PasswordDraft) => void;
 }) {
-  const title = PASSWORD_TEXT[which].title;
+  const { t } = useTranslation('teacher');
+  const keys = PASSWORD_KEYS[which];
   return (
     <View as="div">
       <Flex gap="x-small" alignItems="center" margin="0 0 x-small">
-        <Text weight="bold">{title}</Text>
-        <Pill color={isSet ? 'success' : undefined}>{isSet ? 'Set' : 'Not set'}</Pill>
+        <Text weight="bold">{t(keys.title)}</Text>
+        <Pill color={isSet ? 'success' : undefined}>{isSet ? t('passwords.set') : t('passwords.notSet')}</Pill>
       </Flex>
       <PasswordInput
         which={which}
         error={error}
         focus={focus}
-        label={isSet ? `New ${title.toLowerCase()}` : `Set ${which === 'quit' ? 'an' : 'a'} ${title.toLowerCase()}`}
-        name={title.toLowerCase()}
+        label={isSet ? t(keys.new) : t(keys.set)}
+        name={t(keys.noun)}
         value={draft.value}
         onChange={(value) => onChange({ ...draft, value })}
         disabled={draft.remove}
-        hint={isSet ? 'Leave empty to keep the current one.' : 'Printable ASCII characters only.'}
+        hint={isSet ? t('passwords.keepHint') : t('passwords.asciiHint')}
       />
       {isSet && (
         <View as="div" margin="x-small 0 0">
           <Checkbox
-            label={`Remove the course ${title.toLowerCase()}`}
+            label={t(keys.remove)}
             checked={draft.remove}
             onChange={(event) => onChange({ value: '', remove: event.target.checked })}
             size="small"
@@ -124,19 +143,20 @@ export function PasswordChoiceFields({
   choice: PasswordChoice;
   onChange: (choice: PasswordChoice) => void;
 }) {
-  const text = PASSWORD_TEXT[which];
+  const { t } = useTranslation('teacher');
+  const keys = PASSWORD_KEYS[which];
   return (
     <View as="div">
       <RadioInputGroup
         name={name}
-        description={text.title}
+        description={t(keys.title)}
         value={choice.mode}
         onChange={(_event, value) => onChange({ ...choice, mode: value as PasswordMode })}
         size="small"
       >
-        <RadioInput value="keep" label="Keep as it is" />
-        <RadioInput value="course" label="Use the course default" />
-        <RadioInput value="own" label="Set one for this assessment" />
+        <RadioInput value="keep" label={t('passwords.keep')} />
+        <RadioInput value="course" label={t('passwords.useCourse')} />
+        <RadioInput value="own" label={t('passwords.own')} />
       </RadioInputGroup>
       {choice.mode === 'own' && (
         <View as="div" margin="small 0 0">
@@ -144,11 +164,11 @@ export function PasswordChoiceFields({
             which={which}
             error={error}
             focus={focus}
-            label={text.own}
-            name={text.own.toLowerCase()}
+            label={t(keys.own)}
+            name={t(keys.ownNoun)}
             value={choice.value}
             onChange={(value) => onChange({ ...choice, value })}
-            hint="Printable ASCII characters only."
+            hint={t('passwords.asciiHint')}
           />
         </View>
       )}

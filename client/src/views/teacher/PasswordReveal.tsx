@@ -1,19 +1,12 @@
 import { Alert, Button, Flex, IconEyeLine, IconOffLine, Text, View } from '@instructure/ui';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { CopyButton } from '../../components/CopyButton';
 import { readServerError } from '../../lib/trpc';
 import type { PasswordReveal as RevealResult } from './model';
 
 type Source = RevealResult['passwords']['exit']['source'] | 'lms';
-
-const SOURCE_TEXT: Record<Source, string> = {
-  assessment: 'Set for this assessment',
-  course: 'Course default',
-  managed: 'School default',
-  none: 'Not set',
-  lms: 'As set in the LMS',
-};
 
 /** A reveal as the routes answer it; the administrator's assessment reveal adds the access code. */
 type Revealed = Pick<RevealResult, 'expiresInSeconds'> & {
@@ -50,9 +43,10 @@ export function PasswordReveal({
 }: {
   /** Asks the server for the values. */
   reveal: () => Promise<Revealed>;
-  /** What the passwords belong to, for labels ("this assessment", "the course"). */
+  /** What the passwords belong to, for labels ("this assessment", "the course"), in the page's language. */
   subject: string;
 }) {
+  const { t, i18n } = useTranslation(['teacher', 'common']);
   const [shown, setShown] = useState<Shown | null>(null);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -72,7 +66,7 @@ export function PasswordReveal({
   };
 
   useEffect(() => {
-    if (shown !== null && secondsLeft === 0) hide('The passwords are hidden again.');
+    if (shown !== null && secondsLeft === 0) hide(t('reveal.hiddenAgain'));
   });
 
   // The button pressed is replaced by the values and they by the button again; focus follows so it is never lost.
@@ -92,7 +86,7 @@ export function PasswordReveal({
       const result = await reveal();
       const total = Math.max(1, Math.floor(result.expiresInSeconds));
       setShown({ passwords: result.passwords, deadline: Date.now() + total * 1000, total });
-      announce(`The passwords are shown for ${total} seconds.`);
+      announce(t('reveal.shown', { count: total }));
     } catch (failure) {
       setError(readServerError(failure).message);
     } finally {
@@ -109,35 +103,37 @@ export function PasswordReveal({
           onClick={handleReveal}
           elementRef={(element) => void (revealButton.current = element as HTMLElement | null)}
         >
-          {pending ? 'Revealing…' : 'Reveal passwords'}
+          {pending ? t('reveal.revealing') : t('reveal.button')}
         </Button>
       ) : (
         <View as="div" padding="small" borderWidth="small" borderRadius="medium" background="secondary">
           <Flex justifyItems="space-between" alignItems="center" wrap="wrap" gap="small" margin="0 0 small">
-            <Text weight="bold">Passwords for {subject}</Text>
+            <Text weight="bold">{t('reveal.title', { subject })}</Text>
             <Flex gap="small" alignItems="center">
               <Text size="small" color="secondary">
-                Hidden in {secondsLeft ?? shown.total} s
+                {t('reveal.hiddenIn', { seconds: new Intl.NumberFormat(i18n.language).format(secondsLeft ?? shown.total) })}
               </Text>
               <Button
                 size="small"
                 renderIcon={<IconOffLine />}
-                onClick={() => hide('The passwords are hidden.')}
+                onClick={() => hide(t('reveal.hidden'))}
                 elementRef={(element) => void (hideButton.current = element as HTMLElement | null)}
               >
-                Hide now
+                {t('reveal.hideNow')}
               </Button>
             </Flex>
           </Flex>
-          <dl className="exb-dl" aria-label={`Passwords for ${subject}`}>
-            <RevealedRow name="Start password" entry={shown.passwords.start} />
-            <RevealedRow name="Exit password" entry={shown.passwords.exit} />
-            {shown.passwords.accessCode !== undefined && <RevealedRow name="Access code" entry={shown.passwords.accessCode} />}
+          <dl className="exb-dl" aria-label={t('reveal.title', { subject })}>
+            <RevealedRow name={t('passwords.start')} copyName={t('passwords.noun.start')} entry={shown.passwords.start} />
+            <RevealedRow name={t('passwords.exit')} copyName={t('passwords.noun.exit')} entry={shown.passwords.exit} />
+            {shown.passwords.accessCode !== undefined && (
+              <RevealedRow name={t('reveal.accessCode')} copyName={t('passwords.noun.accessCode')} entry={shown.passwords.accessCode} />
+            )}
           </dl>
         </View>
       )}
       {error !== null && (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="small 0 0">
+        <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false} margin="small 0 0">
           {error}
         </Alert>
       )}
@@ -145,21 +141,22 @@ export function PasswordReveal({
   );
 }
 
-function RevealedRow({ name, entry }: { name: string; entry: { value: string | null; source: Source } }) {
+function RevealedRow({ name, copyName, entry }: { name: string; copyName: string; entry: { value: string | null; source: Source } }) {
+  const { t } = useTranslation('teacher');
   let value;
   if (entry.source === 'managed') {
     value = (
       <Text>
-        School default <Text color="secondary">(hidden)</Text>
+        {t('reveal.schoolDefault')} <Text color="secondary">{t('reveal.hiddenValue')}</Text>
       </Text>
     );
   } else if (entry.value === null) {
-    value = <Text color="secondary">Not set</Text>;
+    value = <Text color="secondary">{t('passwords.notSet')}</Text>;
   } else {
     value = (
       <span className="exb-row exb-row--wrap">
         <code className="exb-value">{entry.value}</code>
-        <CopyButton value={entry.value} label={name.toLowerCase()} />
+        <CopyButton value={entry.value} label={copyName} />
       </span>
     );
   }
@@ -172,7 +169,7 @@ function RevealedRow({ name, entry }: { name: string; entry: { value: string | n
         {value}
         {entry.source !== 'none' && entry.source !== 'managed' && (
           <Text as="div" size="small" color="secondary">
-            {SOURCE_TEXT[entry.source]}
+            {t(`reveal.source.${entry.source}`)}
           </Text>
         )}
       </dd>

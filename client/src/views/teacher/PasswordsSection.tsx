@@ -1,5 +1,6 @@
 import { Flex, View } from '@instructure/ui';
 import type { ComponentProps, ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { EditorSection } from './EditorSection';
 import type { FieldFocus } from './form-errors';
 import type { PasswordWhich } from './PasswordFields';
@@ -23,12 +24,13 @@ export function PasswordsSection({
   alert?: ReactNode;
   focus: FieldFocus;
   field: (which: PasswordWhich) => ReactNode;
-  /** Whose passwords are revealed ("the course"). */
+  /** Whose passwords are revealed ("the course"), in the page's language. */
   subject: string;
   reveal: ComponentProps<typeof PasswordReveal>['reveal'];
 }) {
+  const { t } = useTranslation('teacher');
   return (
-    <EditorSection id={id} section="passwords" heading="Passwords" intro={intro} alert={alert} focus={focus}>
+    <EditorSection id={id} section="passwords" heading={t('passwords.heading')} intro={intro} alert={alert} focus={focus}>
       <Flex gap="large" wrap="wrap" alignItems="start">
         <Flex.Item size="16rem" shouldGrow shouldShrink>
           {field('start')}

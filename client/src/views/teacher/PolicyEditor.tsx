@@ -1,22 +1,19 @@
 import { Alert, Button, Flex, Heading, IconArrowOpenStartLine, Link, Spinner, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { FocusTarget } from '../../components/FocusTarget';
 import { ActivityPanel } from './ActivityPanel';
 import { getLiveRegion } from '../../lib/live-region';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { EnforcementToggle, isEnforced, StatusBadges } from './Enforcement';
 import { QuestionAnswers, useInlineQuestion } from './InlineQuestion';
-import { CONTENT_TYPE_LABEL, type Assessment, type AssessmentSetting, type CourseScope } from './model';
+import { type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { savedPolicies } from './policy-draft';
 import { PolicyForm } from './PolicyForm';
 import { useCourseDefaults } from './queries';
 import { useLeaveGuard, useWarnBeforeUnload } from './unsaved-changes';
 import { useVerification, VerificationNotice } from './Verification';
-
-/** Said beside the switch while the form below holds changes: requiring now would use the settings as last saved. */
-const SWITCH_LOCKED_NOTE =
-  'Save or discard the changes below first: requiring the exam browser now would use the settings as they were last saved.';
 
 /** One assessment's exam settings: enforcement, allowed websites, tools and passwords. */
 export function PolicyEditor({
@@ -32,6 +29,7 @@ export function PolicyEditor({
   onClose: () => void;
   onOpenCourseDefaults: () => void;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const statusInput = { courseId: scope.courseId, quizId: assessment.id };
@@ -43,7 +41,7 @@ export function PolicyEditor({
   // A reset replaces the stored policy; a new form instance starts again from what the server then shows.
   const [formVersion, setFormVersion] = useState(0);
   const [dirty, setDirty] = useState(false);
-  const leave = useLeaveGuard(dirty, `the exam settings of ${assessment.title}`);
+  const leave = useLeaveGuard(dirty, t('editor.leaveSubject', { title: assessment.title }));
   useWarnBeforeUnload(dirty);
   const close = () => leave.guard(onClose);
 
@@ -57,7 +55,7 @@ export function PolicyEditor({
   return (
     <View as="section" display="block" aria-labelledby={headingId}>
       <Link as="button" onClick={close} renderIcon={<IconArrowOpenStartLine />} isWithinText={false} margin="0 0 small">
-        All assessments
+        {t('editor.allAssessments')}
       </Link>
       <FocusTarget focusRef={(element) => void (headingRef.current = element)}>
         <Heading level="h2" id={headingId}>
@@ -66,7 +64,8 @@ export function PolicyEditor({
       </FocusTarget>
       <Flex gap="small" alignItems="center" wrap="wrap" margin="x-small 0 medium">
         <Text color="secondary">
-          {CONTENT_TYPE_LABEL[assessment.contentType]} · {assessment.published ? 'Published' : 'Unpublished'}
+          {t(`assessments.contentType.${assessment.contentType}`)} ·{' '}
+          {assessment.published ? t('assessments.published') : t('assessments.unpublished')}
         </Text>
         <StatusBadges setting={setting} verification={verification} />
       </Flex>
@@ -77,19 +76,20 @@ export function PolicyEditor({
         assessment={assessment}
         setting={setting}
         onOpenCourseDefaults={onOpenCourseDefaults}
-        lockedNote={dirty ? SWITCH_LOCKED_NOTE : undefined}
+        // Said beside the switch while the form below holds changes: requiring now would use the settings as last saved.
+        lockedNote={dirty ? t('enforcement.lockedNote') : undefined}
       />
 
       <ActivityPanel scope={scope} assessment={assessment} />
 
       {!ready ? (
         status.isError || defaults.isError ? (
-          <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false}>
-            The settings could not be loaded: {readServerError(status.error ?? defaults.error).message}
+          <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false}>
+            {t('editor.loadFailed', { reason: readServerError(status.error ?? defaults.error).message })}
           </Alert>
         ) : (
           <View as="div" textAlign="center" padding="large">
-            <Spinner renderTitle="Loading the exam settings" size="small" />
+            <Spinner renderTitle={t('editor.loading')} size="small" />
           </View>
         )
       ) : (
@@ -137,12 +137,13 @@ function EnforcementSection({
   onOpenCourseDefaults: () => void;
   lockedNote: string | undefined;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
   const question = useInlineQuestion();
   const [outcome, setOutcome] = useState<{ variant: 'success' | 'error'; text: string } | null>(null);
   const regenerate = useMutation(
     trpc.instructor.enforcement.regenerateCode.mutationOptions({
-      onSuccess: (result) => setOutcome({ variant: 'success', text: result.message }),
+      onSuccess: () => setOutcome({ variant: 'success', text: t('editor.codeReplaced') }),
       onError: (error) => {
         const refusal = readServerError(error);
         if (refusal.authUrl === undefined) setOutcome({ variant: 'error', text: refusal.message });
@@ -162,20 +163,17 @@ function EnforcementSection({
         />
         {isEnforced(setting) && !question.asking && (
           <Button size="small" onClick={question.ask} elementRef={question.askRef}>
-            Replace the access code
+            {t('editor.replaceCode')}
           </Button>
         )}
       </Flex>
       {question.asking && (
         <View as="div" margin="small 0 0">
-          <Text as="p">
-            The current access code stops working at once; students who already downloaded a configuration need to
-            download a new one.
-          </Text>
+          <Text as="p">{t('editor.replaceQuestion')}</Text>
           <Flex gap="small">
             <QuestionAnswers
               question={question}
-              labels={{ act: 'Replace it now', acting: 'Replacing…', giveUp: 'Keep the current code' }}
+              labels={{ act: t('editor.replaceNow'), acting: t('editor.replacing'), giveUp: t('editor.keepCode') }}
               pending={regenerate.isPending}
               onAct={() => regenerate.mutate({ courseId: scope.courseId, quizId: assessment.id })}
             />
@@ -185,10 +183,11 @@ function EnforcementSection({
       {outcome !== null && (
         <Alert
           variant={outcome.variant}
+          variantScreenReaderLabel={t(outcome.variant === 'success' ? 'common:variant.success' : 'common:variant.error')}
           hasShadow={false}
           margin="small 0 0"
           liveRegion={getLiveRegion}
-          renderCloseButtonLabel="Dismiss"
+          renderCloseButtonLabel={t('action.dismiss')}
           onDismiss={() => setOutcome(null)}
         >
           {outcome.text}

@@ -1,8 +1,9 @@
 import { Alert, Button, Text } from '@instructure/ui';
-import { ownPasswordRefusal } from '@exb/shared/exb-policy.js';
+import { ownPasswordProblem } from '@exb/shared/exb-policy.js';
 import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { useTRPC, useTRPCClient } from '../../lib/trpc';
+import { useTranslation } from 'react-i18next';
+import { translatePolicyMessage, useTRPC, useTRPCClient } from '../../lib/trpc';
 import { AssessmentTools } from './AssessmentTools';
 import { AssessmentWebsites } from './AssessmentWebsites';
 import { sectionError as sectionAlert } from './EditorSection';
@@ -55,10 +56,11 @@ export function PolicyForm({
   onDirtyChange: (dirty: boolean) => void;
   onOpenCourseDefaults: () => void;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
   const client = useTRPCClient();
   const writeSetting = useSettingWriter();
-  const outcome = useSaveOutcome('The settings', { fallbackSection: 'quizTools' });
+  const outcome = useSaveOutcome('settings', { fallbackSection: 'quizTools' });
   const { focus, formError, setFormError, submission } = outcome;
   const [draft, setDraft] = useState<PolicyDraft>(() => initialDraft(setting, status, defaults.externalTools, saved));
   // The draft as last loaded or saved: the form holds unsaved changes while the draft differs from it.
@@ -91,7 +93,7 @@ export function PolicyForm({
         // Changes made while the save was under way stay in the draft, still unsaved.
         setDraft((current) => settledDraft(current, stored.touched));
         setTouched(new Set());
-        outcome.setSaved(result.message);
+        outcome.setSaved(t('editor.saved'));
       },
       onError: outcome.refuse,
     }),
@@ -102,9 +104,9 @@ export function PolicyForm({
     if (save.isPending) return;
     // Choosing a password of its own means entering one; the request would otherwise keep the old one unannounced.
     for (const [which, choice] of [['start', draft.start], ['exit', draft.exit]] as const) {
-      const refusal = choice.mode === 'own' ? ownPasswordRefusal(which, choice.value) : null;
+      const refusal = choice.mode === 'own' ? ownPasswordProblem(which, choice.value) : null;
       if (refusal !== null) {
-        outcome.refuseHere(fieldKey.password(which === 'start' ? 'start' : 'quit'), refusal);
+        outcome.refuseHere(fieldKey.password(which === 'start' ? 'start' : 'quit'), translatePolicyMessage(refusal));
         return;
       }
     }
@@ -118,7 +120,7 @@ export function PolicyForm({
   const section: PolicySectionProps = { draft, onChange: change, error: formError, focus };
 
   return (
-    <form onSubmit={handleSubmit} noValidate aria-label={`Exam settings of ${assessment.title}`}>
+    <form onSubmit={handleSubmit} noValidate aria-label={t('editor.formLabel', { title: assessment.title })}>
       {outcome.announcement}
       <AssessmentWebsites {...section} defaults={defaults} status={status} sectionError={sectionError('urlRules')} />
       <AssessmentTools
@@ -131,7 +133,7 @@ export function PolicyForm({
       />
       <PasswordsSection
         id="assessment-passwords-heading"
-        intro="Students type the start password to begin the exam in the exam browser; the exit password lets them (or a proctor) leave it. Without an exit password, the exam browser cannot be required."
+        intro={t('editor.passwordsIntro')}
         focus={focus}
         field={(which) => (
           <PasswordChoiceFields
@@ -143,35 +145,35 @@ export function PolicyForm({
             focus={focus}
           />
         )}
-        subject="this assessment"
+        subject={t('reveal.subjectAssessment')}
         reveal={() => client.instructor.passwords.revealAssessment.mutate({ courseId: scope.courseId, quizId: assessment.id })}
       />
       <EffectiveSummary status={status} />
 
       {/* A refusal without a field or section to stand next to (a failed reset) is said here only. */}
       {formError !== null && formError.key === undefined && (
-        <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 small">
+        <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false} margin="0 0 small">
           {formError.message}
         </Alert>
       )}
       <SaveOutcome
-        subject="The settings"
+        subject="settings"
         refusal={formError !== null && formError.key !== undefined ? formError.message : null}
         saved={outcome.saved}
       />
       <SaveBar
-        label="Save settings"
+        label={t('editor.save')}
         saving={save.isPending}
         end={<ResetToCourseDefaults scope={scope} assessment={assessment} announce={outcome.announce} onError={setFormError} onReset={onReset} />}
       >
-        <Button onClick={onClose}>Back to assessments</Button>
+        <Button onClick={onClose}>{t('editor.back')}</Button>
         {dirty && (
           <>
             <Button withBackground={false} onClick={onDiscard}>
-              Discard changes
+              {t('editor.discard')}
             </Button>
             <Text size="small" color="secondary">
-              Unsaved changes
+              {t('save.unsaved')}
             </Text>
           </>
         )}

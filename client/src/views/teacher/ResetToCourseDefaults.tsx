@@ -1,5 +1,6 @@
 import { Button, Flex, IconResetLine, Text } from '@instructure/ui';
 import { useMutation } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import type { FormError } from './form-errors';
 import { QuestionAnswers, useInlineQuestion } from './InlineQuestion';
@@ -23,6 +24,7 @@ export function ResetToCourseDefaults({
   onError: (error: FormError) => void;
   onReset: () => void;
 }) {
+  const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const writeSetting = useSettingWriter();
   const question = useInlineQuestion();
@@ -30,7 +32,7 @@ export function ResetToCourseDefaults({
     trpc.instructor.enforcement.resetDefaults.mutationOptions({
       onSuccess: (result) => {
         writeSetting(assessment.id, result.setting);
-        announce(result.message);
+        announce(t('reset.done'));
         onReset();
       },
       onError: (error) => {
@@ -43,16 +45,16 @@ export function ResetToCourseDefaults({
   if (!question.asking) {
     return (
       <Button renderIcon={<IconResetLine />} withBackground={false} onClick={question.ask} elementRef={question.askRef}>
-        Reset to course defaults
+        {t('reset.button')}
       </Button>
     );
   }
   return (
     <Flex gap="small" alignItems="center" wrap="wrap">
-      <Text size="small">Clear this assessment’s websites, tools and passwords?</Text>
+      <Text size="small">{t('reset.question')}</Text>
       <QuestionAnswers
         question={question}
-        labels={{ act: 'Reset', acting: 'Resetting…', giveUp: 'Cancel' }}
+        labels={{ act: t('reset.act'), acting: t('reset.acting'), giveUp: t('action.cancel') }}
         pending={reset.isPending}
         onAct={() => reset.mutate({ courseId: scope.courseId, quizId: assessment.id })}
       />

@@ -1,6 +1,8 @@
 import { Alert, Button, Flex, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { getLiveRegion } from '../../lib/live-region';
+import type { SaveSubject } from './save-outcome';
 
 /**
  * What the last save of an editor form did, above its buttons: the refusal, when it is shown next to a field (the
@@ -12,27 +14,28 @@ export function SaveOutcome({
   saved,
   onDismiss,
 }: {
-  /** What was not saved ("The settings"). */
-  subject: string;
+  /** What was not saved. */
+  subject: SaveSubject;
   refusal: string | null;
   saved: string | null;
   /** Makes the confirmation dismissible. */
   onDismiss?: () => void;
 }) {
+  const { t } = useTranslation(['teacher', 'common']);
   return (
     <>
       {refusal !== null && (
         <Text as="p" color="danger">
-          {subject} were not saved: {refusal}
+          {t(`save.refused.${subject}`, { reason: refusal })}
         </Text>
       )}
       {saved !== null && (
         <Alert
           variant="success"
-          variantScreenReaderLabel="Success,"
+          variantScreenReaderLabel={t('common:variant.success')}
           hasShadow={false}
           margin="0 0 small"
-          renderCloseButtonLabel={onDismiss !== undefined ? 'Dismiss' : undefined}
+          renderCloseButtonLabel={onDismiss !== undefined ? t('action.dismiss') : undefined}
           onDismiss={onDismiss}
           liveRegion={getLiveRegion}
         >
@@ -48,13 +51,14 @@ export function SaveOutcome({
  * what acts on the whole editor.
  */
 export function SaveBar({ label, saving, children, end }: { label: string; saving: boolean; children?: ReactNode; end?: ReactNode }) {
+  const { t } = useTranslation('teacher');
   return (
     <View as="div" padding="small 0" borderWidth="small 0 0 0">
       <Flex gap="small" wrap="wrap" justifyItems="space-between" alignItems="center">
         <Flex gap="small" wrap="wrap" alignItems="center">
           {/* Stays enabled while saving, so the focus stays on it; a second press is ignored. */}
           <Button type="submit" color="primary">
-            {saving ? 'Saving…' : label}
+            {saving ? t('save.saving') : label}
           </Button>
           {children}
         </Flex>

@@ -1,5 +1,6 @@
 import { Button, IconTrashLine, ScreenReaderContent, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /** The frame of one tool in an editor's tool list, named for screen readers. */
 export function ToolCard({ name, background, children }: { name: string; background?: 'primary' | 'secondary'; children: ReactNode }) {
@@ -21,9 +22,10 @@ export function ToolCard({ name, background, children }: { name: string; backgro
 
 /** Removes one tool; `name` tells screen-reader users which. */
 export function RemoveToolButton({ name, margin, onRemove }: { name: string; margin?: 'small 0 0'; onRemove: () => void }) {
+  const { t } = useTranslation('teacher');
   return (
     <Button size="small" margin={margin} renderIcon={<IconTrashLine />} onClick={onRemove}>
-      Remove
+      {t('action.remove')}
       <ScreenReaderContent> {name}</ScreenReaderContent>
     </Button>
   );

@@ -12,6 +12,7 @@ import {
   View,
 } from '@instructure/ui';
 import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useConnection } from './connection';
 import { EditorSection } from './EditorSection';
 import type { FieldFocus, FormError } from './form-errors';
@@ -45,6 +46,7 @@ export function ToolCatalog({
   focus: FieldFocus;
   sectionError: ReactNode;
 }) {
+  const { t } = useTranslation('teacher');
   const connection = useConnection();
   const rows = toolRowActions(tools, onChange, focus, 'tools');
   const toggleEditing = (rowId: string, on: boolean) => {
@@ -63,18 +65,18 @@ export function ToolCatalog({
     <EditorSection
       id="defaults-tools-heading"
       section="tools"
-      heading="Exam tools"
-      intro="Tools students may open from the exam browser. Tools your school manages can be switched on or off here but not changed."
+      heading={t('catalog.heading')}
+      intro={t('catalog.intro')}
       alert={sectionError}
       focus={focus}
     >
       {tools.length === 0 && (
         <Text as="p" color="secondary">
-          The course has no exam tools yet.
+          {t('catalog.empty')}
         </Text>
       )}
       {tools.map((tool, index) => {
-        const name = tool.label.trim() || `New tool ${index + 1}`;
+        const name = tool.label.trim() || t('catalog.newTool', { n: index + 1 });
         const open = !tool.managedByAdmin && (editing.has(tool.rowId) || errorIn(tool));
         const saved = tool.id !== undefined && savedToolIds.has(tool.id);
         const ruleCount = tool.resourceRules.filter((rule) => rule.value.trim() !== '').length;
@@ -85,12 +87,12 @@ export function ToolCatalog({
                 <Flex gap="x-small" alignItems="center" wrap="wrap">
                   {tool.managedByAdmin && <IconLockLine />}
                   <Text weight="bold">{name}</Text>
-                  {tool.managedByAdmin && <Pill>School-managed</Pill>}
-                  {!saved && <Pill color="info">Not saved yet</Pill>}
+                  {tool.managedByAdmin && <Pill>{t('catalog.schoolManaged')}</Pill>}
+                  {!saved && <Pill color="info">{t('catalog.notSaved')}</Pill>}
                 </Flex>
                 <Text as="div" size="small" color="secondary">
-                  {tool.url.trim() === '' ? 'No launch address yet' : hostOf(tool.url)}
-                  {ruleCount > 0 ? ` · ${ruleCount} more website${ruleCount === 1 ? '' : 's'}` : ''}
+                  {tool.url.trim() === '' ? t('catalog.noLaunchAddress') : hostOf(tool.url)}
+                  {ruleCount > 0 ? ` · ${t('catalog.moreWebsites', { count: ruleCount })}` : ''}
                 </Text>
               </Flex.Item>
               <Flex.Item>
@@ -100,7 +102,8 @@ export function ToolCatalog({
                   labelPlacement="start"
                   label={
                     <>
-                      Available in exams<ScreenReaderContent>: {name}</ScreenReaderContent>
+                      {t('catalog.available')}
+                      <ScreenReaderContent>: {name}</ScreenReaderContent>
                     </>
                   }
                   checked={tool.enabled}
@@ -110,12 +113,12 @@ export function ToolCatalog({
             </Flex>
             {tool.managedByAdmin ? (
               <Text as="p" size="small" color="secondary">
-                Managed by your school: only switching it on or off is possible here.
+                {t('catalog.managedNote')}
               </Text>
             ) : (
               <Flex gap="x-small" wrap="wrap" margin="x-small 0 0">
                 <Button size="small" renderIcon={<IconEditLine />} onClick={() => toggleEditing(tool.rowId, !open)} aria-expanded={open}>
-                  {open ? 'Done' : 'Edit'}
+                  {open ? t('action.done') : t('action.edit')}
                   <ScreenReaderContent> {name}</ScreenReaderContent>
                 </Button>
                 {saved && tool.id !== undefined && (
@@ -125,7 +128,7 @@ export function ToolCatalog({
                     onClick={() => onCopy({ id: tool.id!, label: tool.label })}
                     interaction={connection.connected === false ? 'disabled' : 'enabled'}
                   >
-                    Copy to other courses
+                    {t('catalog.copy')}
                     <ScreenReaderContent> ({name})</ScreenReaderContent>
                   </Button>
                 )}
@@ -141,7 +144,7 @@ export function ToolCatalog({
         );
       })}
       <Button renderIcon={<IconAddLine />} onClick={add}>
-        Add a tool
+        {t('catalog.add')}
       </Button>
     </EditorSection>
   );

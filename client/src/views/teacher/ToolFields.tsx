@@ -1,5 +1,6 @@
 import { Flex, TextInput, ToggleDetails, View } from '@instructure/ui';
 import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
 import type { RuleRow, ToolRow } from './model';
 import { UrlRulesEditor } from './UrlRulesEditor';
@@ -18,6 +19,7 @@ export function ToolFields({
   focus: FieldFocus;
   disabled?: boolean;
 }) {
+  const { t } = useTranslation('teacher');
   const labelKey = fieldKey.toolLabel(tool.rowId);
   const urlKey = fieldKey.toolUrl(tool.rowId);
   const ruleCount = tool.resourceRules.filter((rule) => rule.value.trim() !== '').length;
@@ -28,7 +30,7 @@ export function ToolFields({
       <Flex gap="small" wrap="wrap" alignItems="start">
         <Flex.Item size="12rem" shouldShrink>
           <TextInput
-            renderLabel="Name students see"
+            renderLabel={t('tool.name')}
             value={tool.label}
             onChange={(_event, label) => onChange({ label })}
             messages={messagesFor(error, labelKey)}
@@ -39,14 +41,12 @@ export function ToolFields({
         </Flex.Item>
         <Flex.Item shouldGrow shouldShrink size="16rem">
           <TextInput
-            renderLabel="Launch address"
+            renderLabel={t('tool.launchAddress')}
             value={tool.url}
             placeholder="https://calculator.example.com/app"
             onChange={(_event, url) => onChange({ url })}
             messages={
-              messagesFor(error, urlKey) ?? [
-                { type: 'hint', text: 'An exact https:// page; for a site’s front page, add the whole site below. Video links are played by the tool itself.' },
-              ]
+              messagesFor(error, urlKey) ?? [{ type: 'hint', text: t('tool.launchHint') }]
             }
             interaction={disabled ? 'disabled' : 'enabled'}
             inputRef={focus.register(urlKey)}
@@ -57,7 +57,7 @@ export function ToolFields({
       </Flex>
       <View as="div" margin="small 0 0">
         <ToggleDetails
-          summary={`Other websites this tool needs${ruleCount > 0 ? ` (${ruleCount})` : ''}`}
+          summary={ruleCount > 0 ? t('tool.otherWebsitesCount', { count: ruleCount }) : t('tool.otherWebsites')}
           // A refused rule must be visible, or the message next to it (and the focus moved there) would be lost.
           expanded={open || ruleErrorHere}
           onToggle={(_event, expanded) => setOpen(expanded)}
@@ -66,8 +66,8 @@ export function ToolFields({
           <UrlRulesEditor
             rows={tool.resourceRules}
             onChange={(resourceRules: RuleRow[]) => onChange({ resourceRules })}
-            rowNoun={`${tool.label.trim() || 'Tool'} website`}
-            addLabel="Add a website for this tool"
+            kind={{ group: 'toolWebsite', tool: tool.label.trim() }}
+            addLabel={t('tool.addWebsite')}
             error={error}
             focus={focus}
             disabled={disabled}

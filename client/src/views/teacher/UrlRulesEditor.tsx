@@ -10,21 +10,44 @@ import {
   TextInput,
   View,
 } from '@instructure/ui';
-import { siteOfAddress, wholeSiteConfirmation } from '@exb/shared/exb-policy.js';
+import { siteOfAddress, wholeSiteConfirmationMessage } from '@exb/shared/exb-policy.js';
 import { useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { translatePolicyMessage } from '../../lib/trpc';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
 import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from './model';
 
-const MATCH_LABEL: Record<RuleRow['match'], string> = {
-  exact: 'This exact page',
-  domain: 'A whole site',
-};
+/** Whose rules a list holds, which names its rows for screen readers ("Website 2", "Calculator website 1"). */
+export type RuleListKind = { group: 'website' | 'courseWebsite' } | { group: 'toolWebsite'; tool: string };
+
+interface RowNames {
+  row: (n: number) => string;
+  remove: (n: number) => string;
+  list: string;
+}
+
+function useRowNames(kind: RuleListKind): RowNames {
+  const { t } = useTranslation('teacher');
+  if (kind.group === 'toolWebsite' && kind.tool !== '') {
+    const tool = kind.tool;
+    return {
+      row: (n) => t('rules.toolWebsite.row', { tool, n }),
+      remove: (n) => t('rules.toolWebsite.remove', { tool, n }),
+      list: t('rules.toolWebsite.list', { tool }),
+    };
+  }
+  const group = kind.group === 'toolWebsite' ? 'unnamedToolWebsite' : kind.group;
+  return {
+    row: (n) => t(`rules.${group}.row`, { n }),
+    remove: (n) => t(`rules.${group}.remove`, { n }),
+    list: t(`rules.${group}.list`),
+  };
+}
 
 export type UrlRulesEditorProps = {
   rows: readonly RuleRow[];
   onChange: (rows: RuleRow[]) => void;
-  /** Names the rows for screen readers ("Website 2", "Tool website 1"). */
-  rowNoun: string;
+  kind: RuleListKind;
   /** Text of the add button. */
   addLabel: string;
   error: FormError | null;
@@ -36,7 +59,9 @@ export type UrlRulesEditorProps = {
  * Allow rules of an exam-browser URL filter. A rule is either one exact HTTPS page or a whole site; a whole site also
  * allows every subdomain, so the teacher confirms that breadth per rule, as the server requires.
  */
-export function UrlRulesEditor({ rows, onChange, rowNoun, addLabel, error, focus, disabled = false }: UrlRulesEditorProps) {
+export function UrlRulesEditor({ rows, onChange, kind, addLabel, error, focus, disabled = false }: UrlRulesEditorProps) {
+  const { t } = useTranslation('teacher');
+  const names = useRowNames(kind);
   const update = (rowId: string, change: Partial<RuleRow>) => onChange(updateRow(rows, rowId, change));
   const addButton = useRef<HTMLElement | null>(null);
   const remove = (rowId: string) => {
@@ -56,18 +81,16 @@ export function UrlRulesEditor({ rows, onChange, rowNoun, addLabel, error, focus
       {/* What the exam browser's URL filter really does with exact addresses (see `exactRuleMismatch` in the shared
           policy module): the server refuses the forms it would misread, and this says the one it cannot refuse. */}
       <Text as="p" size="small" color="secondary">
-        An exact page is one https:// address; other pages of its site stay blocked. The exam browser ignores upper and
-        lower case in the path and query, so /Reserves also allows /reserves. Enter addresses decoded (/ rather than
-        %2F); a site’s front page alone cannot be allowed, only the whole site. A whole site also allows all of its
-        subdomains.
+        {t('rules.help')}
       </Text>
       {rows.length > 0 && (
-        <ol aria-label={`${rowNoun}s`} style={{ listStyle: 'none', margin: 0, padding: 0 }}>
+        <ol aria-label={names.list} style={{ listStyle: 'none', margin: 0, padding: 0 }}>
           {rows.map((row, index) => (
             <RuleRowFields
               key={row.rowId}
               row={row}
-              name={`${rowNoun} ${index + 1}`}
+              name={names.row(index + 1)}
+              removeLabel={names.remove(index + 1)}
               error={error}
               focus={focus}
               disabled={disabled}
@@ -93,6 +116,7 @@ export function UrlRulesEditor({ rows, onChange, rowNoun, addLabel, error, focus
 function RuleRowFields({
   row,
   name,
+  removeLabel,
   error,
   focus,
   disabled,
@@ -101,12 +125,14 @@ function RuleRowFields({
 }: {
   row: RuleRow;
   name: string;
+  removeLabel: string;
   error: FormError | null;
   focus: FieldFocus;
   disabled: boolean;
   onChange: (change: Partial<RuleRow>) => void;
   onRemove: () => void;
 }) {
+  const { t } = useTranslation('teacher');
   const valueKey = fieldKey.ruleValue(row.rowId);
   const confirmKey = fieldKey.ruleConfirm(row.rowId);
   // A site is asked for, but people paste the address bar: the field keeps the site of it. A paste becomes its site at
@@ -133,7 +159,7 @@ function RuleRowFields({
             <Flex gap="small" wrap="wrap" alignItems="start">
               <Flex.Item size="12rem" shouldShrink>
                 <SimpleSelect
-                  renderLabel="Allow"
+                  renderLabel={t('rules.allow')}
                   value={row.match}
                   interaction={disabled ? 'disabled' : 'enabled'}
                   onChange={(_event, { value }) =>
@@ -141,16 +167,16 @@ function RuleRowFields({
                   }
                 >
                   <SimpleSelect.Option id={`${row.rowId}-exact`} value="exact">
-                    {MATCH_LABEL.exact}
+                    {t('rules.exact')}
                   </SimpleSelect.Option>
                   <SimpleSelect.Option id={`${row.rowId}-domain`} value="domain">
-                    {MATCH_LABEL.domain}
+                    {t('rules.domain')}
                   </SimpleSelect.Option>
                 </SimpleSelect>
               </Flex.Item>
               <Flex.Item shouldGrow shouldShrink size="14rem">
                 <TextInput
-                  renderLabel={row.match === 'exact' ? 'Page address' : 'Site'}
+                  renderLabel={row.match === 'exact' ? t('rules.pageAddress') : t('rules.site')}
                   value={row.value}
                   placeholder={row.match === 'exact' ? 'https://library.example.edu/reserves' : 'example.edu'}
                   onChange={(_event, value) => {
@@ -173,7 +199,7 @@ function RuleRowFields({
           </Flex.Item>
           <Flex.Item padding="medium 0 0">
             <IconButton
-              screenReaderLabel={`Remove ${name.toLowerCase()}`}
+              screenReaderLabel={removeLabel}
               renderIcon={<IconTrashLine />}
               withBackground={false}
               withBorder={false}
@@ -186,7 +212,7 @@ function RuleRowFields({
           <View as="div" margin="small 0 0">
             <Checkbox
               // The words a refusal quotes when this is not ticked: both come from the one rule.
-              label={wholeSiteConfirmation(row.value)}
+              label={translatePolicyMessage(wholeSiteConfirmationMessage(row.value))}
               checked={row.broadDomainConfirmed}
               onChange={(event) => onChange({ broadDomainConfirmed: event.target.checked })}
               messages={messagesFor(error, confirmKey)}

@@ -1,9 +1,11 @@
 import { Button, Flex, Pill, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import type { Assessment, AssessmentSetting } from './model';
+import { verificationReasonText } from './verification-reasons';
 
 /** The last LMS check of an enforced assessment (`instructor.assessments.verification`). */
 export interface VerificationRecord {
@@ -32,17 +34,17 @@ export function isUnprotected(record: VerificationRecord | undefined): boolean {
   return record?.status === 'missing' || record?.status === 'stale';
 }
 
-const BADGE: Record<Exclude<VerificationRecord['status'], 'verified'>, { label: string; color: 'danger' | 'warning'; line: string }> = {
-  missing: { label: 'Not protected in the LMS', color: 'danger', line: 'The LMS has no access code on this quiz: students can open it in any browser.' },
-  stale: { label: 'LMS code changed', color: 'danger', line: 'The LMS has another access code than the one exam browsers receive.' },
-  unverified: { label: 'Not checked', color: 'warning', line: 'The tool has not confirmed that the LMS holds the access code.' },
+const BADGE_COLOR: Record<Exclude<VerificationRecord['status'], 'verified'>, 'danger' | 'warning'> = {
+  missing: 'danger',
+  stale: 'danger',
+  unverified: 'warning',
 };
 
 /** The badge of an enforced assessment whose LMS code is not confirmed; nothing while it is. */
 export function VerificationBadge({ record }: { record: VerificationRecord | undefined }) {
+  const { t } = useTranslation('teacher');
   if (record === undefined || record.status === 'verified') return null;
-  const badge = BADGE[record.status];
-  return <Pill color={badge.color}>{badge.label}</Pill>;
+  return <Pill color={BADGE_COLOR[record.status]}>{t(`verification.badge.${record.status}`)}</Pill>;
 }
 
 /**
@@ -50,21 +52,26 @@ export function VerificationBadge({ record }: { record: VerificationRecord | und
  * someone set in the LMS on purpose) accept the LMS's code.
  */
 export function VerificationNotice({ assessment, setting, record }: { assessment: Assessment; setting: AssessmentSetting; record: VerificationRecord | undefined }) {
+  const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const connection = useConnection();
   const refetch = useVerificationRefetch();
   const [announcement, announce] = useAnnouncer();
-  const options = {
-    onSuccess: (result: { message: string }) => {
-      announce(`${assessment.title}: ${result.message}`);
-      refetch();
-    },
-    onError: (error: unknown) => announce(`${assessment.title}: ${readServerError(error).message}`, 'assertive'),
+  const done = (message: string) => {
+    announce(t('action.titled', { title: assessment.title, message }));
+    refetch();
   };
-  const reapply = useMutation(trpc.instructor.enforcement.reapplyProtection.mutationOptions(options));
-  const accept = useMutation(trpc.instructor.enforcement.acceptLmsCode.mutationOptions(options));
+  const onError = (error: unknown) => announce(t('action.titled', { title: assessment.title, message: readServerError(error).message }), 'assertive');
+  const reapply = useMutation(
+    trpc.instructor.enforcement.reapplyProtection.mutationOptions({
+      onSuccess: (result) => done(t(result.setting.verificationStatus === 'verified' ? 'verification.reapplied' : 'verification.reapplyUnconfirmed')),
+      onError,
+    }),
+  );
+  const accept = useMutation(
+    trpc.instructor.enforcement.acceptLmsCode.mutationOptions({ onSuccess: () => done(t('verification.accepted')), onError }),
+  );
   if (!setting.exbRequired || record === undefined || record.status === 'verified') return <>{announcement}</>;
-  const badge = BADGE[record.status];
   const input = { courseId: assessment.courseId, quizId: assessment.id };
   const busy = reapply.isPending || accept.isPending;
   const failure = reapply.error ?? accept.error;
@@ -73,7 +80,7 @@ export function VerificationNotice({ assessment, setting, record }: { assessment
     <View as="div" margin="xx-small 0 0">
       {announcement}
       <Text as="p" size="small">
-        {record.reason ?? badge.line}
+        {record.reason !== null ? verificationReasonText(record.reason) : t(`verification.line.${record.status}`)}
       </Text>
       {repairable && (
         <Flex gap="x-small" wrap="wrap" margin="xx-small 0 0">
@@ -83,11 +90,11 @@ export function VerificationNotice({ assessment, setting, record }: { assessment
             interaction={connection.connected === false || busy ? 'disabled' : 'enabled'}
             onClick={() => reapply.mutate(input)}
           >
-            Re-apply protection
+            {t('verification.reapply')}
           </Button>
           {record.status === 'stale' && (
             <Button size="small" interaction={connection.connected === false || busy ? 'disabled' : 'enabled'} onClick={() => accept.mutate(input)}>
-              Accept the LMS’s code
+              {t('verification.accept')}
             </Button>
           )}
         </Flex>

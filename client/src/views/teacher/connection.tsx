@@ -2,6 +2,7 @@ import { Alert, Heading, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { useTranslation } from 'react-i18next';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
 import { readServerError, useTRPC } from '../../lib/trpc';
@@ -105,6 +106,7 @@ export function ConnectionProvider({
  * approval pages refuse to be framed); its completion page tells this window, which then asks the server again.
  */
 export function ConnectPrompt({ compact = false }: { compact?: boolean }) {
+  const { t } = useTranslation('teacher');
   const connection = useConnection();
   const headingId = compact ? undefined : 'connect-heading';
   const heading = useRef<HTMLElement | null>(null);
@@ -113,9 +115,7 @@ export function ConnectPrompt({ compact = false }: { compact?: boolean }) {
   useEffect(() => {
     if (connection.expired) heading.current?.focus();
   }, [connection.expired]);
-  const text = connection.expired
-    ? 'The LMS no longer accepts the tool’s authorization: it expired or was revoked. Authorize the tool again to continue; nothing was changed.'
-    : 'To list and change the course’s quizzes, the tool needs your permission to use the LMS on your behalf. You grant it once; the LMS still checks your course permissions on every change.';
+  const text = connection.expired ? t('connection.textExpired') : t('connection.text');
 
   return (
     <View
@@ -127,18 +127,18 @@ export function ConnectPrompt({ compact = false }: { compact?: boolean }) {
       borderWidth="small"
       borderRadius="medium"
       aria-labelledby={headingId}
-      aria-label={compact ? 'Connect to the LMS' : undefined}
+      aria-label={compact ? t('connection.heading') : undefined}
     >
       {!compact && (
         <FocusTarget focusRef={(element) => void (heading.current = element)}>
           <Heading level="h2" id={headingId} margin="0 0 x-small">
-            {connection.expired ? 'Authorize the tool again' : 'Connect to the LMS'}
+            {connection.expired ? t('connection.headingExpired') : t('connection.heading')}
           </Heading>
         </FocusTarget>
       )}
       <Text as="p">{text}</Text>
       <AuthorizeButton startUrl={connection.startUrl} onCompleted={connection.onAuthorized}>
-        Authorize the tool in the LMS
+        {t('connection.authorize')}
       </AuthorizeButton>
     </View>
   );
@@ -146,9 +146,10 @@ export function ConnectPrompt({ compact = false }: { compact?: boolean }) {
 
 /** Shown instead of the management when the session cookie is gone (for example after it expired). */
 export function SessionEnded() {
+  const { t } = useTranslation(['teacher', 'common']);
   return (
-    <Alert variant="error" variantScreenReaderLabel="Error," hasShadow={false} margin="0 0 medium">
-      <Text>Your session with the tool has ended. Open the tool again from the course in the LMS to continue.</Text>
+    <Alert variant="error" variantScreenReaderLabel={t('common:variant.error')} hasShadow={false} margin="0 0 medium">
+      <Text>{t('connection.sessionEnded')}</Text>
     </Alert>
   );
 }

@@ -21,11 +21,6 @@ export const DEFAULT_SETTING: AssessmentSetting = {
   usesCourseDefaults: true,
 };
 
-export const CONTENT_TYPE_LABEL: Record<Assessment['contentType'], string> = {
-  CLASSIC_QUIZ: 'Classic quiz',
-  NEW_QUIZ: 'New quiz',
-};
-
 /** What a teacher needs to know about every screen of the view. */
 export interface CourseScope {
   readonly courseId: string;

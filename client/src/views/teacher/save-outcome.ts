@@ -1,17 +1,21 @@
 import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError } from '../../lib/trpc';
 import { locateError, useFieldFocus, type FormError, type SectionName, type Submission } from './form-errors';
 
 type MessageState = readonly [string | null, (message: string | null) => void];
 
+/** What an editor form saves: an assessment's settings or the course defaults. */
+export type SaveSubject = 'settings' | 'defaults';
+
 /**
  * The outcome of an editor form's last save: the server's confirmation, or the refusal placed next to the field or
- * section it is about, announced, with the focus moved there. `subject` names what was not saved ("The course
- * defaults"). A form that is started again after each save keeps the confirmation in its parent and passes it as
+ * section it is about, announced, with the focus moved there. `subject` names what was not saved. A form that is started again after each save keeps the confirmation in its parent and passes it as
  * `saved`, so it outlasts the form it came from.
  */
-export function useSaveOutcome(subject: string, options: { fallbackSection?: SectionName; saved?: MessageState } = {}) {
+export function useSaveOutcome(subject: SaveSubject, options: { fallbackSection?: SectionName; saved?: MessageState } = {}) {
+  const { t } = useTranslation('teacher');
   const focus = useFieldFocus();
   const [announcement, announce] = useAnnouncer();
   const [formError, setFormError] = useState<FormError | null>(null);
@@ -33,7 +37,7 @@ export function useSaveOutcome(subject: string, options: { fallbackSection?: Sec
   }, [focusRequest, focusField]);
   const show = (refusal: FormError) => {
     setFormError(refusal);
-    announce(`${subject} were not saved. ${refusal.message}`, 'assertive');
+    announce(t(`save.refusedAnnouncement.${subject}`, { reason: refusal.message }), 'assertive');
     setFocusRequest({ key: refusal.key });
   };
   const refuse = (error: unknown) => {

@@ -1,5 +1,6 @@
 import { Button, Heading, Modal, Text } from '@instructure/ui';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
 
 /**
  * While `dirty`, the browser asks before the page goes away (a reload, the LMS link, closing the tab): the tool runs
@@ -53,29 +54,30 @@ export function useLeaveGuard(dirty: boolean, what: string): { guard: (leave: ()
 }
 
 function LeaveDialog({ what, onStay, onLeave }: { what: string; onStay: () => void; onLeave: () => void }) {
+  const { t } = useTranslation('teacher');
   const stayButton = useRef<HTMLElement | null>(null);
   return (
     <Modal
       open
       onDismiss={onStay}
       size="small"
-      label="Leave without saving?"
+      label={t('leave.title')}
       shouldCloseOnDocumentClick={false}
       // Staying is the safe answer, so it has the focus when the question appears.
       defaultFocusElement={() => stayButton.current}
     >
       <Modal.Header>
-        <Heading level="h2">Leave without saving?</Heading>
+        <Heading level="h2">{t('leave.title')}</Heading>
       </Modal.Header>
       <Modal.Body>
-        <Text as="p">The changes to {what} are not saved. If you leave now, they are lost.</Text>
+        <Text as="p">{t('leave.text', { what })}</Text>
       </Modal.Body>
       <Modal.Footer>
         <Button onClick={onStay} margin="0 x-small 0 0" color="primary" elementRef={(element) => void (stayButton.current = element as HTMLElement | null)}>
-          Keep editing
+          {t('leave.stay')}
         </Button>
         <Button color="danger" onClick={onLeave}>
-          Leave without saving
+          {t('leave.leave')}
         </Button>
       </Modal.Footer>
     </Modal>
