@@ -6,6 +6,7 @@ import { TeacherSession } from './teacher-session.js';
 
 const EXIT_PASSWORD = 'leave-now-42';
 const MIDTERM = 'classicquiz_201';
+const LEAVE_WORDS = { title: 'Leave without saving?', text: 'The changes to the exam settings of Midterm exam are not saved.', stay: 'Keep editing' };
 
 /**
  * The refusals the steps below provoke on purpose: invalid policies and tools (400). Any other error answer of the
@@ -186,15 +187,10 @@ describe.runIf(browserAvailable())('the teacher forms in Chromium', { timeout: 1
 
   it('asks before "Back to assessments" and "All assessments" drop unsaved changes, and keeps them on "Keep editing"', async () => {
     for (const control of [tool().getByRole('button', { name: 'Back to assessments' }), tool().getByRole('button', { name: 'All assessments' })]) {
-      await control.click();
-      const dialog = tool().getByRole('dialog', { name: 'Leave without saving?' });
-      await s.visible(dialog);
-      await s.visible(dialog.getByText('The changes to the exam settings of Midterm exam are not saved.', { exact: false }));
-      expect(await isFocused(dialog.getByRole('button', { name: 'Keep editing' }))).toBe(true);
-      await s.screenshot('07-leave-question');
-      expect(await accessibilityProblems()).toEqual([]);
-      await dialog.getByRole('button', { name: 'Keep editing' }).click();
-      await expect.poll(() => dialog.count()).toBe(0);
+      await s.stayOnLeaveQuestion(control, LEAVE_WORDS, async () => {
+        await s.screenshot('07-leave-question');
+        expect(await accessibilityProblems()).toEqual([]);
+      });
       expect(await tool().getByRole('group', { name: 'Website 2' }).getByLabel('Page address').inputValue()).toBe('http://library.example.edu/reserves');
       await expect.poll(() => isFocused(control)).toBe(true);
     }

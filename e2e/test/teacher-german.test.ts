@@ -3,15 +3,21 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable } from '../src/support/browser.js';
 import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
-import { TeacherSession, type ConnectWords } from './teacher-session.js';
+import { TeacherSession, type ConnectWords, type LeaveWords } from './teacher-session.js';
 
 const EXIT_PASSWORD = 'verlassen-42';
 const MIDTERM = 'classicquiz_201';
 
-const GERMAN: ConnectWords = {
+/** The tool's words the walk's shared steps act on. */
+const GERMAN: ConnectWords & { leave: LeaveWords } = {
   authorize: 'Tool im LMS autorisieren',
   refresh: 'Aus dem LMS aktualisieren',
   connected: /^LMS:\s*Verbunden$/,
+  leave: {
+    title: 'Ohne Speichern verlassen?',
+    text: 'Die Änderungen an den Prüfungseinstellungen von Midterm exam sind nicht gespeichert.',
+    stay: 'Weiter bearbeiten',
+  },
 };
 
 /**
@@ -160,15 +166,10 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
   });
 
   it('asks before leaving unsaved changes, in German', async () => {
-    await tool().getByRole('button', { name: 'Alle Prüfungen' }).click();
-    const dialog = tool().getByRole('dialog', { name: 'Ohne Speichern verlassen?' });
-    await s.visible(dialog);
-    await s.visible(dialog.getByText('Die Änderungen an den Prüfungseinstellungen von Midterm exam sind nicht gespeichert.', { exact: false }));
-    expect(await isFocused(dialog.getByRole('button', { name: 'Weiter bearbeiten' }))).toBe(true);
-    await s.screenshot('08-leave-question');
-    expect(await accessible()).toEqual([]);
-    await dialog.getByRole('button', { name: 'Weiter bearbeiten' }).click();
-    await expect.poll(() => dialog.count()).toBe(0);
+    await s.stayOnLeaveQuestion(tool().getByRole('button', { name: 'Alle Prüfungen' }), GERMAN.leave, async () => {
+      await s.screenshot('08-leave-question');
+      expect(await accessible()).toEqual([]);
+    });
 
     await tool().getByRole('radiogroup', { name: 'Exit-Passwort' }).getByLabel('Unverändert lassen').click({ force: true });
     await tool().getByRole('group', { name: 'Prüfungs-Tool 1' }).getByLabel(/^Startadresse/).fill('https://rechner.example.com/app');
@@ -186,7 +187,7 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     await s.visible(tool().getByRole('definition').filter({ hasText: EXIT_PASSWORD }));
     await s.visible(tool().getByText('Passwörter für diese Prüfung'));
     await s.visible(tool().getByText('Vorgabe des Kurses'));
-    await s.visible(tool().getByText(/^Ausgeblendet in \d+ s$/));
+    await s.visible(tool().getByText(/^Wird in \d+ s ausgeblendet$/));
     await s.screenshot('09-passwords-revealed');
     expect(await accessible()).toEqual([]);
     await tool().getByRole('button', { name: 'Jetzt ausblenden' }).click();

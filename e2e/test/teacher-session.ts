@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { createSettingsRepository, type SettingsRepository } from '../../server/src/domain/settings/settings-repository.js';
 import { freePort } from '../../server/src/free-port.js';
 import { createTestApp, type TestApp } from '../../server/test/support/app.js';
@@ -39,6 +40,14 @@ export interface ConnectWords {
    * showing the refresh button (which it does once the popup told it) is waited for instead.
    */
   readonly popupHeading?: string;
+}
+
+/** The words of the tool's question before unsaved changes are left behind. */
+export interface LeaveWords {
+  readonly title: string;
+  /** The start of what the question says is lost. */
+  readonly text: string;
+  readonly stay: string;
 }
 
 export const ENGLISH_WORDS: ConnectWords = {
@@ -144,6 +153,22 @@ export class TeacherSession {
     await popup.close();
     await refresh.waitFor({ state: 'visible', timeout: PAGE_TIMEOUT_MS });
     await this.visible(this.tool.getByText(words.connected), PAGE_TIMEOUT_MS);
+  }
+
+  /**
+   * Presses `control` while the form holds unsaved changes: the tool asks first, saying what would be lost, with the
+   * focus on staying (the safe answer). `whileAsked` looks at the question; then the teacher stays.
+   */
+  async stayOnLeaveQuestion(control: Locator, words: LeaveWords, whileAsked: () => Promise<void>): Promise<void> {
+    await control.click();
+    const dialog = this.tool.getByRole('dialog', { name: words.title });
+    await this.visible(dialog);
+    await this.visible(dialog.getByText(words.text, { exact: false }));
+    const stay = dialog.getByRole('button', { name: words.stay });
+    await expect.poll(() => stay.evaluate((element) => element === document.activeElement)).toBe(true);
+    await whileAsked();
+    await stay.click();
+    await expect.poll(() => dialog.count()).toBe(0);
   }
 
   async visible(locator: Locator, timeout = 10_000): Promise<void> {

@@ -154,7 +154,8 @@ export function readServerError(error: unknown): ServerError {
       (policy !== undefined ? translatePolicyMessage(policy) : undefined) ??
       errorCodeMessage(errorCode) ??
       issue?.message ??
-      (error.message || unreachable()),
+      // Without an answer of the server (a dropped connection), the message is the browser's own, in its words.
+      ((typeof data.httpStatus === 'number' ? error.message : '') || unreachable()),
     errorCode,
     path: readPath(data.path) ?? (issue && issue.path.length > 0 ? issue.path : undefined),
     httpStatus: typeof data.httpStatus === 'number' ? data.httpStatus : undefined,

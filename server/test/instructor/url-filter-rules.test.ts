@@ -104,6 +104,25 @@ describe('URL rules the exam browser filter reads differently (instructor routes
     expect(trpcError(launch).data).toMatchObject({ errorCode: 'INVALID_EXB_TOOL_POLICY', path: ['externalTools', 0, 'url'] });
   });
 
+  it('gives the typed client each refusal’s message key and values, so the editor says it in the page’s language', async () => {
+    const data = (response: { json(): unknown }) => trpcError(response).data as Record<string, unknown>;
+    // A rule broken inside the input schema.
+    const rule = await saveDefaultsTrpc({ urlRules: [{ match: 'exact', value: 'http://insecure.example.com/page' }] });
+    expect(trpcError(rule).message).toBe('Only exact https:// URLs are allowed');
+    expect(data(rule)).toMatchObject({ errorCode: 'INVALID_EXB_URL_POLICY', messageKey: 'url.httpsOnly', path: ['urlRules', 0, 'value'] });
+    // A rule a domain service checks, the reason nested in the message.
+    const tool = await saveDefaultsTrpc({ externalTools: [{ label: 'Calculator', url: 'http://calc.example.com/app' }] });
+    expect(trpcError(tool).message).toBe('Launch address: Only exact https:// URLs are allowed');
+    expect(data(tool)).toMatchObject({ messageKey: 'tool.launchAddress', values: { reason: { messageKey: 'url.httpsOnly' } }, path: ['externalTools', 0, 'url'] });
+    // A schema of the rules that words its own refusal; the field is named in the issue list, as for any input check.
+    const password = await saveDefaultsTrpc({ quitPassword: 'sortie-élève' });
+    expect(data(password)).toMatchObject({ messageKey: 'password.printableAscii' });
+    expect(JSON.parse(trpcError(password).message)[0]).toMatchObject({ path: ['quitPassword'], message: 'Use printable ASCII characters only' });
+    // The contract's REST answer carries no key: its body stays as the contract has it.
+    const rest = await saveDefaults({ urlRules: [{ match: 'exact', value: 'http://insecure.example.com/page' }] });
+    expect(rest.json()).toEqual({ success: false, error_code: 'INVALID_EXB_URL_POLICY', message: 'Only exact https:// URLs are allowed' });
+  });
+
   it('still loads a stored policy of the refused kinds, and keeps it when other fields are saved', async () => {
     const storedRules = [
       { match: 'exact' as const, value: WHOLE_HOST },
