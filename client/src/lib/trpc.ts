@@ -9,6 +9,7 @@ import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { isPolicyMessageKey, renderPolicyMessage, type PolicyMessageRef, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
 import { i18next } from '../i18n/i18n';
+import { errorMessage } from './error-message';
 // Type only: the bundle never contains server code, only the procedure types the client is checked against.
 import type { AppRouter } from '../../../server/src/trpc/router';
 
@@ -109,10 +110,7 @@ export function translatePolicyMessage(ref: PolicyMessageRef): string {
 
 /** The catalogue's message for a contract error code (`errors` namespace), when it has one. */
 export function errorCodeMessage(errorCode: string | undefined): string | undefined {
-  if (errorCode === undefined || !/^[A-Z][A-Z0-9_]*$/.test(errorCode)) return undefined;
-  const key = `errors:${errorCode}`;
-  // The codes' keys are known only at run time (a code the catalogue has no message for yet falls through).
-  return i18next.exists(key) ? (i18next.t as unknown as (key: string) => string)(key) : undefined;
+  return errorCode !== undefined && i18next.exists(`errors:${errorCode}`) ? errorMessage(errorCode) : undefined;
 }
 
 function readPath(value: unknown): (string | number)[] | undefined {
