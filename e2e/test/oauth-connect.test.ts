@@ -81,6 +81,7 @@ describe.runIf(browserAvailable())('LMS authorization in Chromium', () => {
     await popup.locator('#exb-bootstrap').waitFor({ state: 'attached' });
     const completion = await bootstrapOf(popup);
     expect(completion).toEqual({
+      locale: 'en',
       view: 'lms-oauth-connected',
       lmsReturnUrl: `${dev.lmsUrl}/courses/101`,
       redirectUrl: '/lti/launch',

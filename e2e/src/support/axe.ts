@@ -13,6 +13,7 @@ export interface AxeScope {
  * a test can expect an empty list and a failure says what to fix.
  */
 export async function seriousViolations(page: Page, scope: AxeScope = {}): Promise<string[]> {
+  await settledAnimations(page);
   let builder = new AxeBuilder({ page });
   for (const selector of scope.exclude ?? []) builder = builder.exclude(selector);
   const results = await builder.analyze();
@@ -28,4 +29,24 @@ export async function seriousViolations(page: Page, scope: AxeScope = {}): Promi
     lines.push(`${violation.id} (${violation.impact}): ${violation.help} at ${nodes.map((node) => JSON.stringify(node.target)).join(', ')}`);
   }
   return lines;
+}
+
+/**
+ * Alerts and dialogs fade in; a contrast check sampled mid-transition measures colours no one reads. Waits until every
+ * running animation and transition of the page and its frames has finished (bounded, so a looping spinner cannot hold
+ * the test).
+ */
+async function settledAnimations(page: Page): Promise<void> {
+  await Promise.all(
+    page.frames().map((frame) =>
+      frame
+        .evaluate(
+          `Promise.race([
+            Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished)),
+            new Promise((resolve) => setTimeout(resolve, 2000)),
+          ])`,
+        )
+        .catch(() => undefined),
+    ),
+  );
 }

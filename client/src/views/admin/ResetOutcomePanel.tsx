@@ -50,7 +50,11 @@ export function ResetOutcomePanel({ courseId, courseName, outcome }: { courseId:
             </Text>
           </>
         ) : (
-          <Text as="p">{outcome.message}</Text>
+          <>
+            {/* Why it stopped (the refusal's own message), then what that means for the course. */}
+            <Text as="p">{outcome.message}</Text>
+            <Text as="p">{t(`reset.outcomeLine.${outcome.kind}`)}</Text>
+          </>
         )}
       </StatusAlert>
       {outcome.kind !== 'done' && outcome.assessments.length > 0 && (
