@@ -33,8 +33,8 @@ import { registerTrpcRoutes } from './http/trpc.js';
 import { registerOAuthRoutes } from './http/oauth.js';
 import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
 import { registerAdminRestRoutes } from './http/admin-rest.js';
-import { CONFIG_DOWNLOAD_PATH, registerExbConfigRoutes } from './http/exb-config.js';
-import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, REQUIREMENT_PATH, registerExbProofRoutes } from './http/exb-proof.js';
+import { CONFIG_DOWNLOAD_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
+import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, REQUIREMENT_PATH, registerExbProofRoutes, registerExbToolsRoutes } from './http/exb-proof.js';
 import { registerExbExitRoutes } from './http/exb-exit.js';
 import { registerExbHandoffRoutes } from './http/exb-handoff.js';
 import { registerExbStudentRoutes } from './http/exb-student.js';
@@ -200,12 +200,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     clientErrorHandler: createClientErrorHandler(ctx.logger as FastifyBaseLogger),
   });
 
-  await app.register(fastifyCookie);
-  await app.register(fastifySecureSession, {
-    key: deriveKey(config.secrets.appSecret, 'session-cookie'),
-    cookieName: SESSION_COOKIE_NAME,
-    cookie: sessionCookieOptions(),
-  });
   await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
   await app.register(fastifyStatic, {
     root: path.join(options.clientDistDir ?? DEFAULT_CLIENT_DIST_DIR, 'assets'),
@@ -226,19 +220,39 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
-  await registerPublicRoutes(app, ctx);
-  await registerLtiRoutes(app, ctx);
-  await registerExbLaunchRoutes(app, ctx);
-  await registerExbPublicRoutes(app, ctx);
-  await registerDetectorRoutes(app, ctx);
-  await registerTrpcRoutes(app, ctx);
-  await registerOAuthRoutes(app, ctx);
-  await registerQuizzesRestRoutes(app, ctx);
-  await registerAdminRestRoutes(app, ctx);
-  await registerExbConfigRoutes(app, ctx);
-  await registerExbProofRoutes(app, ctx);
-  await registerExbExitRoutes(app, ctx);
-  await registerExbStudentRoutes(app, ctx);
-  await registerExbHandoffRoutes(app, ctx);
+
+  // The hot public routes (the quiz page's scripts and requirement check, the proof and redemption, the exam browser's
+  // download) read no cookie and keep no session: they live outside the session's scope and pay none of its hooks.
+  await app.register(async (sessionless) => {
+    await registerDetectorRoutes(sessionless, ctx);
+    await registerExbProofRoutes(sessionless, ctx);
+    await registerConfigDownloadRoutes(sessionless, ctx);
+  });
+  await app.register(async (withSession) => {
+    await withSession.register(fastifyCookie);
+    await withSession.register(fastifySecureSession, {
+      key: deriveKey(config.secrets.appSecret, 'session-cookie'),
+      cookieName: SESSION_COOKIE_NAME,
+      cookie: sessionCookieOptions(),
+    });
+    // The session codec stays reachable on the application itself (tests and benchmarks seal and open cookies with it).
+    app.decorate('createSecureSession', withSession.createSecureSession);
+    app.decorate('encodeSecureSession', withSession.encodeSecureSession);
+    app.decorate('decodeSecureSession', withSession.decodeSecureSession);
+
+    await registerPublicRoutes(withSession, ctx);
+    await registerLtiRoutes(withSession, ctx);
+    await registerExbLaunchRoutes(withSession, ctx);
+    await registerExbPublicRoutes(withSession, ctx);
+    await registerTrpcRoutes(withSession, ctx);
+    await registerOAuthRoutes(withSession, ctx);
+    await registerQuizzesRestRoutes(withSession, ctx);
+    await registerAdminRestRoutes(withSession, ctx);
+    await registerConfigGrantRoutes(withSession, ctx);
+    await registerExbToolsRoutes(withSession, ctx);
+    await registerExbExitRoutes(withSession, ctx);
+    await registerExbStudentRoutes(withSession, ctx);
+    await registerExbHandoffRoutes(withSession, ctx);
+  });
   return app;
 }

@@ -42,9 +42,9 @@ const CONFIG_KEY_HASH = /^[0-9a-fA-F]{64}$/;
 type AssessmentRoute = { Params: { courseId: string; quizId: string } };
 
 /**
- * The routes the detector calls from LMS quiz pages (Document 3, "Requirement, proof, redemption, tools"). All but the
- * tools route are public: the proof is the authentication, and the proof token carries it to the redemption. Pages on
- * the LMS origin may call them from the browser; only the tools route is called with the service's cookies.
+ * The public routes the detector calls from LMS quiz pages (Document 3, "Requirement, proof, redemption"): the proof is
+ * the authentication, and the proof token carries it to the redemption, so none of them reads a session. Pages on the
+ * LMS origin may call them from the browser.
  */
 export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { config, examBrowser } = ctx;
@@ -54,7 +54,6 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
   allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_PATH], methods: ['GET'], headers: [] });
   allowLmsOrigin(app, ctx, { paths: [ACCESS_PROOF_PATH], methods: ['POST'], headers: ['content-type', CONFIG_KEY_HASH_HEADER] });
   allowLmsOrigin(app, ctx, { paths: [ACCESS_CODE_PATH], methods: ['POST'], headers: ['content-type', PROOF_TOKEN_HEADER] });
-  allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
 
   app.get<{ Params: { '*': string } }>(REQUIREMENT_PATH, async (request, reply) => {
     const segments = request.params['*'].split('/');
@@ -123,6 +122,13 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
   app.get<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (_request, reply) =>
     reply.code(405).header('allow', 'POST').send(errorBody('METHOD_NOT_ALLOWED', 'Use POST with the x-exb-proof-token header.')),
   );
+
+}
+
+/** Document 3, "tools": the approved tools of an assessment, for the student's session only; called with the service's cookies. */
+export async function registerExbToolsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { proofs } = ctx.examBrowser;
+  allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
 
   app.get<AssessmentRoute>(TOOLS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
     if (coursePrincipal(request, request.params.courseId) === null) return sendPrincipalRequired(reply);
