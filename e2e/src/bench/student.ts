@@ -11,6 +11,7 @@ import { generateSelfSignedCertificate } from '@exb/server/exb/certificate.js';
 import { openDatabase } from '@exb/server/db/orm.js';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
 import { freePort } from '@exb/server/free-port.js';
+import { PRODUCTION_NODE_FLAGS } from '@exb/server/main.js';
 import { createLogger } from '@exb/server/logger.js';
 import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
 import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
@@ -76,6 +77,8 @@ export interface StudentBenchResult {
   sync: SyncStartResult;
   storedConfigKeys: number;
   peakRssMb: number;
+  /** The Node flags the service ran with. */
+  serviceFlags: string[];
   /** With `startSteps`: the server CPU per start of each step of the whole start, microseconds. */
   startSteps?: { step: string; cpuMicros: number }[];
   /** The service's memory per phase of the run, in order (a path measured in several rounds is one phase). */
@@ -125,7 +128,7 @@ class ServerProcess {
       env: { ...env, BENCH_SEED: JSON.stringify(seed) },
       execArgv: [
         ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
-        ...(kind === 'service' ? (process.env.BENCH_SERVICE_NODE_FLAGS ?? '').split(' ').filter(Boolean) : []),
+        ...(kind === 'service' ? serviceNodeFlags() : []),
       ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
@@ -170,6 +173,11 @@ class ServerProcess {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     if (this.child.exitCode === null) this.child.kill('SIGTERM');
   }
+}
+
+/** The service runs with the flags production starts it with, unless BENCH_SERVICE_NODE_FLAGS names others ('' for none). */
+function serviceNodeFlags(): string[] {
+  return (process.env.BENCH_SERVICE_NODE_FLAGS ?? PRODUCTION_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 }
 
 /** Runs `work` and reads the server's CPU time around it. */
@@ -465,6 +473,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       sync,
       storedConfigKeys: CLASS_SIZE,
       peakRssMb: peak.maxRssKb / 1024,
+      serviceFlags: serviceNodeFlags(),
       memory: [...memory.values()],
       ...(startSteps.length > 0 ? { startSteps } : {}),
       logLines,
@@ -493,7 +502,7 @@ export function formatStudentBench(result: StudentBenchResult): string {
       (sync.firstFailure === undefined ? '' : `; first failure: ${sync.firstFailure}`),
     `  p99 per step: ${sync.steps.map((step) => `${step.step} ${step.p99.toFixed(1)} ms`).join(', ')}`,
     ...formatMemoryPhases(result.memory),
-    `service peak RSS ${result.peakRssMb.toFixed(0)} MB; ${result.logLines} log lines written`,
+    `service peak RSS ${result.peakRssMb.toFixed(0)} MB (node ${result.serviceFlags.join(' ') || 'without flags'}); ${result.logLines} log lines written`,
   );
   const t = STUDENT_TARGETS;
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISS');
@@ -501,13 +510,24 @@ export function formatStudentBench(result: StudentBenchResult): string {
   const detector = by('detector').cpuRatio!;
   const proof = by('proof').cpuMicros;
   const start = by('start').cpuMicros;
+  const missed = Object.entries({
+    'requirement-ratio': requirement >= t.requirementRatio,
+    'detector-ratio': detector >= t.detectorRatio,
+    'proof-cpu': proof <= t.proofMicros,
+    'start-cpu': start <= t.startMicros,
+    sync: sync.failures === 0,
+    rss: result.peakRssMb < t.rssMb,
+  })
+    .filter(([, ok]) => !ok)
+    .map(([name]) => name);
   lines.push(
     `SUMMARY requirement-ratio ${requirement.toFixed(2)} (${mark(requirement >= t.requirementRatio)} >=${t.requirementRatio}) ` +
       `detector-ratio ${detector.toFixed(2)} (${mark(detector >= t.detectorRatio)} >=${t.detectorRatio}) ` +
       `proof-cpu ${proof.toFixed(0)}us (${mark(proof <= t.proofMicros)} <=${t.proofMicros}) ` +
       `start-cpu ${(start / 1000).toFixed(2)}ms (${mark(start <= t.startMicros)} <=${t.startMicros / 1000}) ` +
       `sync ${sync.students - sync.failures}/${sync.students} in ${(sync.durationMs / 1000).toFixed(1)}s ` +
-      `rss ${result.peakRssMb.toFixed(0)}MB (${mark(result.peakRssMb < t.rssMb)} <${t.rssMb})`,
+      `rss ${result.peakRssMb.toFixed(0)}MB (${mark(result.peakRssMb < t.rssMb)} <${t.rssMb}) ` +
+      (missed.length === 0 ? 'verdict PASS' : `verdict FAIL (${missed.join(', ')})`),
   );
   return lines.join('\n');
 }
