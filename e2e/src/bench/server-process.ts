@@ -172,7 +172,7 @@ export interface MemoryFigures {
   arrayBuffers: number;
 }
 
-/** One phase of a run: the memory at its end and the highest of each figure seen during it (sampled every 50 ms). */
+/** One phase of a run: the memory at its end and the highest of each figure seen during it (sampled every 250 ms). */
 export interface MemoryPhase {
   phase: string;
   end: MemoryFigures;
@@ -193,12 +193,13 @@ function memoryNow(): MemoryFigures {
 }
 
 /**
- * Samples this process's memory every 50 ms and keeps the highest figures since the last phase ended; `BENCH_HEAP_SNAPSHOT_DIR`
- * also writes a V8 heap snapshot at the end of every phase.
+ * Samples this process's memory every 250 ms (a sample reads V8's heap statistics, which costs the process CPU time the
+ * benchmark counts) and keeps the highest figures since the last phase ended; `BENCH_HEAP_SNAPSHOT_DIR` also writes a
+ * V8 heap snapshot at the end of every phase.
  */
 class MemoryWatch {
   private peak = memoryNow();
-  private readonly timer = setInterval(() => this.sample(), 50);
+  private readonly timer = setInterval(() => this.sample(), 250);
 
   constructor(private readonly snapshotDir: string | undefined) {
     this.timer.unref();
@@ -213,7 +214,7 @@ class MemoryWatch {
   endPhase(phase: string): MemoryPhase {
     const end = this.sample();
     const result = { phase, end, peak: this.peak };
-    this.peak = end;
+    this.peak = { ...end };
     if (this.snapshotDir !== undefined) {
       mkdirSync(this.snapshotDir, { recursive: true });
       v8.writeHeapSnapshot(path.join(this.snapshotDir, `service-${phase.replace(/[^a-z0-9-]+/gi, '-')}.heapsnapshot`));
