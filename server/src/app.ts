@@ -24,8 +24,9 @@ import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
 import { postgresBudget } from './security/admission-budget.js';
 import { registerPublicRoutes } from './http/public.js';
-import { registerLtiRoutes } from './http/lti.js';
-import { registerExbLaunchRoutes } from './http/exb-launch.js';
+import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/lti.js';
+import { LTI_LAUNCH_PATH } from './lti/launch-target.js';
+import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE, registerExbLaunchRoutes } from './http/exb-launch.js';
 import { registerExbPublicRoutes } from './http/exb-public.js';
 import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, registerDetectorRoutes, THEME_LOADER_PATH } from './http/detector.js';
 import { readClientAssets, ShellRenderer } from './http/shell.js';
@@ -33,7 +34,7 @@ import { registerTrpcRoutes } from './http/trpc.js';
 import { registerOAuthRoutes } from './http/oauth.js';
 import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
 import { registerAdminRestRoutes } from './http/admin-rest.js';
-import { CONFIG_DOWNLOAD_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
+import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
 import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, REQUIREMENT_PATH, registerExbProofRoutes, registerExbToolsRoutes } from './http/exb-proof.js';
 import { registerExbExitRoutes } from './http/exb-exit.js';
 import { registerExbHandoffRoutes } from './http/exb-handoff.js';
@@ -91,10 +92,16 @@ export const DEFAULT_CLIENT_DIST_DIR = fileURLToPath(new URL('../../client/dist/
 const BODY_LIMIT_BYTES = 256 * 1024;
 
 /**
- * The public routes every student's quiz page and exam start calls, thousands of times a minute in an exam window:
- * their successful answers are counted per minute rather than logged one by one (`http/access-log.ts`).
+ * The routes every student's quiz page and exam start calls, thousands of times a minute in an exam window: the public
+ * ones, and the LTI login, launch and config grant each student's start begins with. Their successful answers are
+ * counted per minute rather than logged one by one (`http/access-log.ts`); refusals and failures are logged as ever.
  */
 export const HOT_PATHS: ReadonlySet<string> = new Set([
+  LTI_LOGIN_PATH,
+  LTI_LAUNCH_PATH,
+  EXB_LAUNCH_ROUTE,
+  EXB_LAUNCH_LOGIN_ROUTE,
+  CONFIG_GRANT_PATH,
   REQUIREMENT_PATH,
   DETECTOR_SCRIPT_PATH,
   DETECTOR_SCRIPT_ALIAS_PATH,
