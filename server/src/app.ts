@@ -28,14 +28,27 @@ import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/lti.js';
 import { LTI_LAUNCH_PATH } from './lti/launch-target.js';
 import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE, registerExbLaunchRoutes } from './http/exb-launch.js';
 import { registerExbPublicRoutes } from './http/exb-public.js';
-import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, registerDetectorRoutes, THEME_LOADER_PATH } from './http/detector.js';
+import {
+  DETECTOR_SCRIPT_ALIAS_PATH,
+  DETECTOR_SCRIPT_PATH,
+  registerDetectorScriptRoutes,
+  registerDetectorTraceRoutes,
+  THEME_LOADER_PATH,
+} from './http/detector.js';
 import { readClientAssets, ShellRenderer } from './http/shell.js';
 import { registerTrpcRoutes } from './http/trpc.js';
 import { registerOAuthRoutes } from './http/oauth.js';
 import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
 import { registerAdminRestRoutes } from './http/admin-rest.js';
 import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
-import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, REQUIREMENT_PATH, registerExbProofRoutes, registerExbToolsRoutes } from './http/exb-proof.js';
+import {
+  ACCESS_CODE_PATH,
+  ACCESS_PROOF_PATH,
+  REQUIREMENT_PATH,
+  registerExbProofRoutes,
+  registerExbToolsRoutes,
+  registerRequirementRoutes,
+} from './http/exb-proof.js';
 import { registerExbExitRoutes } from './http/exb-exit.js';
 import { registerExbHandoffRoutes } from './http/exb-handoff.js';
 import { registerExbStudentRoutes } from './http/exb-student.js';
@@ -230,8 +243,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // The hot public routes (the quiz page's scripts and requirement check, the proof and redemption, the exam browser's
   // download) read no cookie and keep no session: they live outside the session's scope and pay none of its hooks.
+  // The scripts, which pages load with script tags, have a scope of their own, without the LMS origin's CORS hook.
+  await app.register(async (scripts) => {
+    await registerDetectorScriptRoutes(scripts, ctx);
+  });
   await app.register(async (sessionless) => {
-    await registerDetectorRoutes(sessionless, ctx);
+    await registerDetectorTraceRoutes(sessionless, ctx);
+    await registerRequirementRoutes(sessionless, ctx);
     await registerExbProofRoutes(sessionless, ctx);
     await registerConfigDownloadRoutes(sessionless, ctx);
   });

@@ -22,7 +22,7 @@ function hooksOf(t: TestApp, path: string, method: string): string {
   return hooks.join('\n');
 }
 
-describe('the session scope', () => {
+describe('the scopes of the hot routes', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ env: { BASE_URL: 'https://tool.example.test', LMS_URL: 'https://lms.example.test' } });
@@ -40,6 +40,23 @@ describe('the session scope', () => {
     [CONFIG_DOWNLOAD_PATH, 'HEAD'],
   ])('keeps the cookie and session hooks off %s (%s)', (path, method) => {
     expect(hooksOf(t, path, method)).not.toContain('fastifyCookieOnSendHandler');
+  });
+
+  it.each([
+    [DETECTOR_SCRIPT_PATH, 'GET'],
+    [DETECTOR_SCRIPT_ALIAS_PATH, 'GET'],
+    [THEME_LOADER_PATH, 'GET'],
+  ])('sends %s (%s), which script tags load, without any onSend hook', (path, method) => {
+    expect(hooksOf(t, path, method)).not.toContain('(onSend)');
+  });
+
+  it.each([
+    [DETECTOR_SCRIPT_PATH, 'GET'],
+    [ACCESS_PROOF_PATH, 'POST'],
+    [ACCESS_CODE_PATH, 'POST'],
+    [CONFIG_GRANT_PATH, 'POST'],
+  ])('keeps the body deadline on %s (%s)', (path, method) => {
+    expect(hooksOf(t, path, method)).toContain('(preParsing)');
   });
 
   it.each([
