@@ -24,17 +24,31 @@ import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
 import { postgresBudget } from './security/admission-budget.js';
 import { registerPublicRoutes } from './http/public.js';
-import { registerLtiRoutes } from './http/lti.js';
-import { registerExbLaunchRoutes } from './http/exb-launch.js';
+import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/lti.js';
+import { LTI_LAUNCH_PATH } from './lti/launch-target.js';
+import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE, registerExbLaunchRoutes } from './http/exb-launch.js';
 import { registerExbPublicRoutes } from './http/exb-public.js';
-import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, registerDetectorRoutes, THEME_LOADER_PATH } from './http/detector.js';
+import {
+  DETECTOR_SCRIPT_ALIAS_PATH,
+  DETECTOR_SCRIPT_PATH,
+  registerDetectorScriptRoutes,
+  registerDetectorTraceRoutes,
+  THEME_LOADER_PATH,
+} from './http/detector.js';
 import { readClientAssets, ShellRenderer } from './pages/shell.js';
 import { registerTrpcRoutes } from './http/trpc.js';
 import { registerOAuthRoutes } from './http/oauth.js';
 import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
 import { registerAdminRestRoutes } from './http/admin-rest.js';
-import { CONFIG_DOWNLOAD_PATH, registerExbConfigRoutes } from './http/exb-config.js';
-import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, REQUIREMENT_PATH, registerExbProofRoutes } from './http/exb-proof.js';
+import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
+import {
+  ACCESS_CODE_PATH,
+  ACCESS_PROOF_PATH,
+  REQUIREMENT_PATH,
+  registerExbProofRoutes,
+  registerExbToolsRoutes,
+  registerRequirementRoutes,
+} from './http/exb-proof.js';
 import { registerExbExitRoutes } from './http/exb-exit.js';
 import { registerExbHandoffRoutes } from './http/exb-handoff.js';
 import { registerExbStudentRoutes } from './http/exb-student.js';
@@ -91,10 +105,16 @@ export const DEFAULT_CLIENT_DIST_DIR = fileURLToPath(new URL('../../client/dist/
 const BODY_LIMIT_BYTES = 256 * 1024;
 
 /**
- * The public routes every student's quiz page and exam start calls, thousands of times a minute in an exam window:
- * their successful answers are counted per minute rather than logged one by one (`http/access-log.ts`).
+ * The routes every student's quiz page and exam start calls, thousands of times a minute in an exam window: the public
+ * ones, and the LTI login, launch and config grant each student's start begins with. Their successful answers are
+ * counted per minute rather than logged one by one (`http/access-log.ts`); refusals and failures are logged as ever.
  */
 export const HOT_PATHS: ReadonlySet<string> = new Set([
+  LTI_LOGIN_PATH,
+  LTI_LAUNCH_PATH,
+  EXB_LAUNCH_ROUTE,
+  EXB_LAUNCH_LOGIN_ROUTE,
+  CONFIG_GRANT_PATH,
   REQUIREMENT_PATH,
   DETECTOR_SCRIPT_PATH,
   DETECTOR_SCRIPT_ALIAS_PATH,
@@ -200,12 +220,6 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     clientErrorHandler: createClientErrorHandler(ctx.logger as FastifyBaseLogger),
   });
 
-  await app.register(fastifyCookie);
-  await app.register(fastifySecureSession, {
-    key: deriveKey(config.secrets.appSecret, 'session-cookie'),
-    cookieName: SESSION_COOKIE_NAME,
-    cookie: sessionCookieOptions(),
-  });
   await app.register(fastifyFormbody, { bodyLimit: BODY_LIMIT_BYTES });
   await app.register(fastifyStatic, {
     root: path.join(options.clientDistDir ?? DEFAULT_CLIENT_DIST_DIR, 'assets'),
@@ -226,19 +240,44 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
-  await registerPublicRoutes(app, ctx);
-  await registerLtiRoutes(app, ctx);
-  await registerExbLaunchRoutes(app, ctx);
-  await registerExbPublicRoutes(app, ctx);
-  await registerDetectorRoutes(app, ctx);
-  await registerTrpcRoutes(app, ctx);
-  await registerOAuthRoutes(app, ctx);
-  await registerQuizzesRestRoutes(app, ctx);
-  await registerAdminRestRoutes(app, ctx);
-  await registerExbConfigRoutes(app, ctx);
-  await registerExbProofRoutes(app, ctx);
-  await registerExbExitRoutes(app, ctx);
-  await registerExbStudentRoutes(app, ctx);
-  await registerExbHandoffRoutes(app, ctx);
+
+  // The hot public routes (the quiz page's scripts and requirement check, the proof and redemption, the exam browser's
+  // download) read no cookie and keep no session: they live outside the session's scope and pay none of its hooks.
+  // The scripts, which pages load with script tags, have a scope of their own, without the LMS origin's CORS hook.
+  await app.register(async (scripts) => {
+    await registerDetectorScriptRoutes(scripts, ctx);
+  });
+  await app.register(async (sessionless) => {
+    await registerDetectorTraceRoutes(sessionless, ctx);
+    await registerRequirementRoutes(sessionless, ctx);
+    await registerExbProofRoutes(sessionless, ctx);
+    await registerConfigDownloadRoutes(sessionless, ctx);
+  });
+  await app.register(async (withSession) => {
+    await withSession.register(fastifyCookie);
+    await withSession.register(fastifySecureSession, {
+      key: deriveKey(config.secrets.appSecret, 'session-cookie'),
+      cookieName: SESSION_COOKIE_NAME,
+      cookie: sessionCookieOptions(),
+    });
+    // The session codec stays reachable on the application itself (tests and benchmarks seal and open cookies with it).
+    app.decorate('createSecureSession', withSession.createSecureSession);
+    app.decorate('encodeSecureSession', withSession.encodeSecureSession);
+    app.decorate('decodeSecureSession', withSession.decodeSecureSession);
+
+    await registerPublicRoutes(withSession, ctx);
+    await registerLtiRoutes(withSession, ctx);
+    await registerExbLaunchRoutes(withSession, ctx);
+    await registerExbPublicRoutes(withSession, ctx);
+    await registerTrpcRoutes(withSession, ctx);
+    await registerOAuthRoutes(withSession, ctx);
+    await registerQuizzesRestRoutes(withSession, ctx);
+    await registerAdminRestRoutes(withSession, ctx);
+    await registerConfigGrantRoutes(withSession, ctx);
+    await registerExbToolsRoutes(withSession, ctx);
+    await registerExbExitRoutes(withSession, ctx);
+    await registerExbStudentRoutes(withSession, ctx);
+    await registerExbHandoffRoutes(withSession, ctx);
+  });
   return app;
 }

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { buildApp } from '@exb/server';
@@ -21,14 +22,14 @@ import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
  * A server the benchmarks measure from outside, in its own process so that its CPU time is its own: `bare` (a bare
  * Fastify 5 server: a JSON route and a static string route) or `service` (the service as production runs it, from the
  * environment the parent passes, with its log written synchronously to a file). Speaks to the parent over IPC:
- * `cpu` answers `process.cpuUsage()` and the peak RSS; the service also mints one-time tokens and seals session
- * cookies, which a real start gets from pages the benchmark does not load.
+ * `cpu` answers `process.cpuUsage()` and the peak RSS, `memory` the memory of a phase of the run; the service also
+ * mints one-time tokens for the windows that measure one step alone.
  */
 
 export type ServerRequest =
   | { id: number; type: 'cpu' }
+  | { id: number; type: 'memory'; phase: string }
   | { id: number; type: 'mint'; purpose: 'config-grant' | 'access-proof'; contentId: string; count: number; payload?: unknown }
-  | { id: number; type: 'cookie'; session: unknown }
   | { id: number; type: 'stop' };
 
 export interface ServerSeed {
@@ -125,7 +126,6 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
     tokens: oauth.oauth.tokens,
     identity: new IdentityService(new BindingRepository(db.orm), oauth.oauth.tokens, oauth.lms, logger),
   });
-  const sessions = app as unknown as { createSecureSession(data: unknown): unknown; encodeSecureSession(session: unknown): string };
 
   return {
     port: config.port,
@@ -152,8 +152,6 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
           }
           return tokens;
         }
-        case 'cookie':
-          return encodeURIComponent(sessions.encodeSecureSession(sessions.createSecureSession({ data: request.session })));
         case 'stop':
           await app.close();
           await db.close();
@@ -165,8 +163,69 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
   };
 }
 
+/** Memory of this process in megabytes, as `process.memoryUsage()` reports it. */
+export interface MemoryFigures {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/** One phase of a run: the memory at its end and the highest of each figure seen during it (sampled every 250 ms). */
+export interface MemoryPhase {
+  phase: string;
+  end: MemoryFigures;
+  peak: MemoryFigures;
+}
+
+const MB = 1024 * 1024;
+
+function memoryNow(): MemoryFigures {
+  const usage = process.memoryUsage();
+  return {
+    rss: usage.rss / MB,
+    heapTotal: usage.heapTotal / MB,
+    heapUsed: usage.heapUsed / MB,
+    external: usage.external / MB,
+    arrayBuffers: usage.arrayBuffers / MB,
+  };
+}
+
+/**
+ * Samples this process's memory every 250 ms (a sample reads V8's heap statistics, which costs the process CPU time the
+ * benchmark counts) and keeps the highest figures since the last phase ended; `BENCH_HEAP_SNAPSHOT_DIR` also writes a
+ * V8 heap snapshot at the end of every phase.
+ */
+class MemoryWatch {
+  private peak = memoryNow();
+  private readonly timer = setInterval(() => this.sample(), 250);
+
+  constructor(private readonly snapshotDir: string | undefined) {
+    this.timer.unref();
+  }
+
+  private sample(): MemoryFigures {
+    const now = memoryNow();
+    for (const key of Object.keys(now) as (keyof MemoryFigures)[]) this.peak[key] = Math.max(this.peak[key], now[key]);
+    return now;
+  }
+
+  endPhase(phase: string): MemoryPhase {
+    const end = this.sample();
+    const result = { phase, end, peak: this.peak };
+    this.peak = { ...end };
+    if (this.snapshotDir !== undefined) {
+      mkdirSync(this.snapshotDir, { recursive: true });
+      v8.writeHeapSnapshot(path.join(this.snapshotDir, `service-${phase.replace(/[^a-z0-9-]+/gi, '-')}.heapsnapshot`));
+    }
+    return result;
+  }
+}
+
 async function main(): Promise<void> {
   const kind = process.argv[2];
+  const memory = new MemoryWatch(process.env.BENCH_HEAP_SNAPSHOT_DIR || undefined);
   const seed = JSON.parse(process.env.BENCH_SEED ?? '{}') as ServerSeed;
   const server = kind === 'bare' ? await startBare(seed) : await startService(seed);
   process.on('message', (message: ServerRequest) => {
@@ -174,6 +233,10 @@ async function main(): Promise<void> {
       process.send?.({ id: message.id, result, error: error === undefined ? undefined : String(error instanceof Error ? error.stack : error) });
     if (message.type === 'cpu') {
       answer({ cpu: process.cpuUsage(), maxRssKb: process.resourceUsage().maxRSS, rss: process.memoryUsage().rss });
+      return;
+    }
+    if (message.type === 'memory') {
+      answer(memory.endPhase(message.phase));
       return;
     }
     server.handle(message).then(

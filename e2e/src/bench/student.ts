@@ -7,21 +7,19 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
-import { loadConfig } from '@exb/server/config/app-config.js';
 import { generateSelfSignedCertificate } from '@exb/server/exb/certificate.js';
 import { openDatabase } from '@exb/server/db/orm.js';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
 import { freePort } from '@exb/server/free-port.js';
+import { PRODUCTION_NODE_FLAGS } from '@exb/server/main.js';
 import { createLogger } from '@exb/server/logger.js';
-import { ActionTokens } from '@exb/server/security/action-token.js';
-import { randomToken } from '@exb/server/security/random-token.js';
 import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
 import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
 import { openConfiguration } from '../exb-simulator/open.js';
-import { opaqueId } from '../lms/ids.js';
-import { createMockLms, type RunningLmsServer } from '../lms/index.js';
+import { opaqueId, stableUuid } from '../lms/ids.js';
+import { createMockLms, type MockLms, type RunningLmsServer } from '../lms/index.js';
 import { assertLoopback, formatLoadResult, mergeResults, runLoad, type LoadResult } from './load.js';
-import type { ServerRequest, ServerSeed } from './server-process.js';
+import type { MemoryFigures, MemoryPhase, ServerRequest, ServerSeed } from './server-process.js';
 
 /**
  * The student hot paths as a synchronized exam start meets them, measured from outside. The service runs in production
@@ -34,10 +32,11 @@ import type { ServerRequest, ServerSeed } from './server-process.js';
  *
  * Paths: the requirement check (against the bare JSON route), the detector and theme-loader scripts (against a bare
  * static string route of the detector's size), the proof (against a class's worth of stored per-download Config Keys),
- * the redemption, the download (with a fresh LMS session URL, and without one), and the whole start (grant → HEAD →
- * GET → proof → redemption). Then a synchronized start: 3,000 students, 100 at a time, each loading the quiz page's
- * scripts and requirement and then running the whole start. One-time tokens cannot be replayed, so the redemption and
- * download windows draw from tokens the service mints beforehand; a start mints its own.
+ * the redemption, the download (with a fresh LMS session URL, and without one), and the whole start (LTI login →
+ * launch → grant → HEAD → GET → proof → redemption, the id_token signed by the development LMS). Then a synchronized
+ * start: 3,000 students, 100 at a time, each loading the quiz page's scripts and requirement and then running the
+ * whole start. One-time tokens cannot be replayed, so the redemption and download windows draw from tokens the service
+ * mints beforehand; a start mints its own, from its own launch.
  */
 
 export interface StudentBenchOptions {
@@ -49,6 +48,8 @@ export interface StudentBenchOptions {
   studentsAtOnce?: number;
   /** Writes V8 CPU profiles of the service process here (`--cpu-prof`). */
   profileDir?: string;
+  /** Also measures the whole start cut after each step, for the server CPU of each step. */
+  startSteps?: boolean;
 }
 
 export interface PathResult {
@@ -76,6 +77,12 @@ export interface StudentBenchResult {
   sync: SyncStartResult;
   storedConfigKeys: number;
   peakRssMb: number;
+  /** The Node flags the service ran with. */
+  serviceFlags: string[];
+  /** With `startSteps`: the server CPU per start of each step of the whole start, microseconds. */
+  startSteps?: { step: string; cpuMicros: number }[];
+  /** The service's memory per phase of the run, in order (a path measured in several rounds is one phase). */
+  memory: MemoryPhase[];
   logLines: number;
 }
 
@@ -84,7 +91,8 @@ const COURSE = '101';
 const QUIZ = 'classicquiz_201';
 /** The quiz the download and start rounds use, so their keys do not grow the proof's candidate set. */
 const DOWNLOAD_QUIZ = 'classicquiz_202';
-const STUDENT = { lmsUserId: '3', ltiSubject: 'bench-student-3' };
+/** The development LMS's first student; its LTI subject is the one the LMS signs into launches. */
+const STUDENT = { lmsUserId: '3', ltiSubject: stableUuid('user:3') };
 const COURSE_CONTEXT_ID = opaqueId('course', 101);
 const DEPLOYMENT_ID = '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb';
 const LTI_ISSUER = 'https://canvas.bench.test';
@@ -92,6 +100,8 @@ const BASE_URL = 'https://exb.bench.test';
 /** Downloads made before measuring, so the proof compares against a class's worth of stored keys. */
 const CLASS_SIZE = 200;
 const HUGE_BUDGET = 100_000_000;
+/** Tokens the service mints for the benchmark per call. */
+const MINT_BATCH = 1_000;
 /** What a TLS-terminating proxy in front adds; the service trusts loopback proxies. */
 const PROXY_HEADERS = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
 const SERVER_SCRIPT = fileURLToPath(new URL('./server-process.js', import.meta.url));
@@ -116,7 +126,10 @@ class ServerProcess {
   static start(kind: 'bare' | 'service', env: NodeJS.ProcessEnv, seed: ServerSeed, profileDir?: string): Promise<ServerProcess> {
     const child = fork(SERVER_SCRIPT, [kind], {
       env: { ...env, BENCH_SEED: JSON.stringify(seed) },
-      execArgv: profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
+      execArgv: [
+        ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
+        ...(kind === 'service' ? serviceNodeFlags() : []),
+      ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     return new Promise((resolve, reject) => {
@@ -148,6 +161,11 @@ class ServerProcess {
     return { micros: usage.cpu.user + usage.cpu.system, maxRssKb: usage.maxRssKb };
   }
 
+  /** Ends a memory phase in the service process: its memory now and the highest seen since the last phase ended. */
+  memory(phase: string): Promise<MemoryPhase> {
+    return this.call<MemoryPhase>({ type: 'memory', phase });
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
@@ -155,6 +173,11 @@ class ServerProcess {
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     if (this.child.exitCode === null) this.child.kill('SIGTERM');
   }
+}
+
+/** The service runs with the flags production starts it with, unless BENCH_SERVICE_NODE_FLAGS names others ('' for none). */
+function serviceNodeFlags(): string[] {
+  return (process.env.BENCH_SERVICE_NODE_FLAGS ?? PRODUCTION_NODE_FLAGS.join(' ')).split(' ').filter(Boolean);
 }
 
 /** Runs `work` and reads the server's CPU time around it. */
@@ -168,10 +191,9 @@ async function measured(server: ServerProcess, work: () => Promise<LoadResult>):
 interface Environment {
   bare: ServerProcess;
   service: ServerProcess;
+  lms: MockLms;
   lmsServer: RunningLmsServer;
   lmsUrl: string;
-  studentCookie: string;
-  actionToken(): string;
   identity: { certificatePem: string; privateKeyPem: string };
   logFile: string;
   close(): Promise<void>;
@@ -198,6 +220,7 @@ async function startEnvironment(profileDir: string | undefined): Promise<Environ
     const lmsUrl = `https://127.0.0.1:${lmsPort}`;
     const lms = createMockLms({
       baseUrl: lmsUrl,
+      issuer: LTI_ISSUER,
       tool: {
         baseUrl: BASE_URL,
         clientId: '10000000000001',
@@ -238,9 +261,10 @@ async function startEnvironment(profileDir: string | undefined): Promise<Environ
       EXB_CONFIG_CERTIFICATE: certificateFile,
       DATA_DIR: dataDir,
       NODE_EXTRA_CA_CERTS: lmsTlsCert,
+      ...(process.env.BENCH_HEAP_SNAPSHOT_DIR ? { BENCH_HEAP_SNAPSHOT_DIR: process.env.BENCH_HEAP_SNAPSHOT_DIR } : {}),
+      ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
       ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
     };
-    const config = loadConfig(env);
     const issued = lms.oauth.issueToken({ user: Number(STUDENT.lmsUserId), scopes: APPLICATION_SCOPES, expiresIn: null });
     const logFile = path.join(dataDir, 'service.log');
     const seed: ServerSeed = {
@@ -266,29 +290,12 @@ async function startEnvironment(profileDir: string | undefined): Promise<Environ
     const bare = await ServerProcess.start('bare', { PATH: process.env.PATH }, { ...seed, staticBytes: probe.body.length, logFile: undefined });
     cleanups.push(() => bare.stop());
 
-    const session = {
-      sid: randomToken(),
-      principal: {
-        kind: 'student' as const,
-        ...STUDENT,
-        issuer: config.lti.issuer,
-        deploymentId: DEPLOYMENT_ID,
-        ltiContextId: COURSE_CONTEXT_ID,
-        courseId: COURSE,
-      },
-      launchTarget: `/exb/launch/${DOWNLOAD_QUIZ}`,
-      exbLaunches: {},
-      createdAt: Date.now(),
-    };
-    const cookie = await service.call<string>({ type: 'cookie', session });
-    const actionTokens = ActionTokens.fromAppSecret(config.secrets.appSecret);
     return {
       bare,
       service,
+      lms,
       lmsServer,
       lmsUrl,
-      studentCookie: `${SESSION_COOKIE_NAME}=${cookie}`,
-      actionToken: () => actionTokens.issue(session, 'config-grant'),
       identity: { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem },
       logFile,
       close,
@@ -312,8 +319,25 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       principal: { kind: sessionUserId === null ? 'instructor' : 'student', issuer: LTI_ISSUER, ...STUDENT },
       sessionUserId,
     });
-    const mint = (purpose: 'config-grant' | 'access-proof', contentId: string, count: number, payload?: unknown) =>
-      service.call<string[]>({ type: 'mint', purpose, contentId, count, ...(payload === undefined ? {} : { payload }) });
+    // The service's memory, phase by phase; a phase seen in several rounds keeps its highest figures and last end.
+    const memory = new Map<string, MemoryPhase>();
+    const phase = async (name: string) => {
+      const seen = await service.memory(name);
+      const before = memory.get(name);
+      memory.set(name, before === undefined ? seen : { phase: name, end: seen.end, peak: maxFigures(before.peak, seen.peak) });
+    };
+    await phase('started');
+    // Minting is the benchmark's own work in the service process: a thousand tokens at a time, so the service never
+    // holds a whole window's worth at once, and kept apart from the paths' phases.
+    const mint = async (purpose: 'config-grant' | 'access-proof', contentId: string, count: number, payload?: unknown) => {
+      const tokens: string[] = [];
+      for (let minted = 0; minted < count; minted += MINT_BATCH) {
+        const batch = Math.min(MINT_BATCH, count - minted);
+        tokens.push(...(await service.call<string[]>({ type: 'mint', purpose, contentId, count: batch, ...(payload === undefined ? {} : { payload }) })));
+      }
+      await phase('bench: minting tokens');
+      return tokens;
+    };
 
     // A class downloads: every student's configuration carries its own session URL and Config Key.
     const classGrants = await mint('config-grant', QUIZ, CLASS_SIZE, grantPayload(STUDENT.lmsUserId));
@@ -327,6 +351,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
     const proofBody = JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, lastConfigKey), url: takeUrl });
     const proof = await request(agent, origin, 'POST', `/api/exb/access-proof/${COURSE}/${QUIZ}`, proofBody, { 'content-type': 'application/json' });
     if (proof.status !== 200) throw new Error(`proof answered ${proof.status}: ${proof.body.toString()}`);
+    await phase('class downloads');
 
     const fixed = {
       'bare-json': { server: bare, url: `${bare.origin}/bench/bare` },
@@ -343,7 +368,10 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       },
     } as const;
     const windows: Record<string, { result: LoadResult; cpuMicros: number }[]> = {};
-    const record = (key: string, window: { result: LoadResult; cpuMicros: number }) => (windows[key] ??= []).push(window);
+    const record = async (key: string, server: ServerProcess, window: { result: LoadResult; cpuMicros: number }) => {
+      (windows[key] ??= []).push(window);
+      await phase(server === service ? key : 'idle (bare server measured)');
+    };
 
     // Warm-up: caches, JIT, connection pools.
     for (const { server: _server, ...target } of Object.values(fixed)) {
@@ -351,14 +379,16 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
     }
     const startTakeUrl = new URL(`/courses/${COURSE}/quizzes/202/take`, env.lmsUrl).href;
     await runIterations(connections, Math.min(durationMs, 500), null, () => studentStart(agent, env, startTakeUrl));
+    await phase('warm-up');
 
     for (let round = 0; round < rounds; round += 1) {
       for (const [key, { server, ...target }] of Object.entries(fixed)) {
-        record(key, await measured(server, () => runLoad({ ...target, connections, durationMs })));
+        await record(key, server, await measured(server, () => runLoad({ ...target, connections, durationMs })));
       }
       const proofTokens = await mint('access-proof', QUIZ, 30_000);
-      record(
+      await record(
         'redemption',
+        service,
         await measured(service, () =>
           runIterations(connections, durationMs, proofTokens, (token) =>
             timed(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${QUIZ}`, undefined, {
@@ -369,26 +399,49 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
           ),
         ),
       );
-      record('bare-json', await measured(bare, () => runLoad({ ...fixed['bare-json'], connections, durationMs })));
+      await record('bare-json', bare, await measured(bare, () => runLoad({ ...fixed['bare-json'], connections, durationMs })));
       const sessionGrants = await mint('config-grant', DOWNLOAD_QUIZ, 6_000, grantPayload(STUDENT.lmsUserId));
-      record(
+      await record(
         'download',
+        service,
         await measured(service, () =>
           runIterations(connections, durationMs, sessionGrants, (grant) => timed(agent, origin, 'GET', downloadPath(DOWNLOAD_QUIZ, grant), undefined, PROXY_HEADERS)),
         ),
       );
       const plainGrants = await mint('config-grant', DOWNLOAD_QUIZ, 15_000, grantPayload(null));
-      record(
+      await record(
         'download-deterministic',
+        service,
         await measured(service, () =>
           runIterations(connections, durationMs, plainGrants, (grant) => timed(agent, origin, 'GET', downloadPath(DOWNLOAD_QUIZ, grant), undefined, PROXY_HEADERS)),
         ),
       );
-      record('start', await measured(service, () => runIterations(connections, durationMs, null, () => studentStart(agent, env, startTakeUrl))));
+      await record('start', service, await measured(service, () => runIterations(connections, durationMs, null, () => studentStart(agent, env, startTakeUrl))));
     }
 
-    const sync = await synchronizedStart(agent, env, startTakeUrl, options.students ?? 3_000, options.studentsAtOnce ?? 100);
+    // Each step's share: starts cut after it, less the starts cut before it.
+    const startSteps: { step: string; cpuMicros: number }[] = [];
+    if (options.startSteps === true) {
+      let before = 0;
+      for (const until of START_STEPS) {
+        const window = await measured(service, () =>
+          runIterations(connections, durationMs, null, () => studentStart(agent, env, startTakeUrl, { until })),
+        );
+        const perStart = window.result.requests === 0 ? 0 : window.cpuMicros / window.result.requests;
+        startSteps.push({ step: until, cpuMicros: perStart - before });
+        before = perStart;
+      }
+      await phase('start, step by step');
+    }
+
+    const sync = await synchronizedStart(agent, env, startTakeUrl, options.students ?? 3_000, options.studentsAtOnce ?? 100, () =>
+      phase('synchronized start, first half'),
+    );
     agent.destroy();
+    await phase('synchronized start, second half');
+    // What the process gives back once the load is over.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    await phase('5 s idle afterwards');
 
     const merged = (key: string) => {
       const list = windows[key]!;
@@ -408,7 +461,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       ['redemption', 'access-code redemption', undefined],
       ['download', 'download, session URL (LMS call)', undefined],
       ['download-deterministic', 'download, deterministic', undefined],
-      ['start', 'whole start (grant,HEAD,GET,proof,code)', undefined],
+      ['start', 'whole start (login to code, 7 requests)', undefined],
     ];
     const peak = await service.cpu();
     const logLines = readFileSync(env.logFile, 'utf8').split('\n').filter(Boolean).length;
@@ -420,6 +473,9 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       sync,
       storedConfigKeys: CLASS_SIZE,
       peakRssMb: peak.maxRssKb / 1024,
+      serviceFlags: serviceNodeFlags(),
+      memory: [...memory.values()],
+      ...(startSteps.length > 0 ? { startSteps } : {}),
       logLines,
     };
   } finally {
@@ -437,12 +493,16 @@ export function formatStudentBench(result: StudentBenchResult): string {
       (cpuRatio === undefined ? '' : `  ratio ${cpuRatio.toFixed(2)}`),
   );
   const sync = result.sync;
+  if (result.startSteps !== undefined) {
+    lines.push(`  whole start by step, server cpu: ${result.startSteps.map(({ step, cpuMicros }) => `${step} ${cpuMicros.toFixed(0)} µs`).join(', ')}`);
+  }
   lines.push(
     `synchronized start: ${sync.students} students, ${sync.atOnce} at a time: ${(sync.durationMs / 1000).toFixed(1)} s, ` +
       `${sync.failures} failed, server cpu ${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} ms per student (page scripts included)` +
       (sync.firstFailure === undefined ? '' : `; first failure: ${sync.firstFailure}`),
     `  p99 per step: ${sync.steps.map((step) => `${step.step} ${step.p99.toFixed(1)} ms`).join(', ')}`,
-    `service peak RSS ${result.peakRssMb.toFixed(0)} MB; ${result.logLines} log lines written`,
+    ...formatMemoryPhases(result.memory),
+    `service peak RSS ${result.peakRssMb.toFixed(0)} MB (node ${result.serviceFlags.join(' ') || 'without flags'}); ${result.logLines} log lines written`,
   );
   const t = STUDENT_TARGETS;
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISS');
@@ -450,15 +510,49 @@ export function formatStudentBench(result: StudentBenchResult): string {
   const detector = by('detector').cpuRatio!;
   const proof = by('proof').cpuMicros;
   const start = by('start').cpuMicros;
+  const missed = Object.entries({
+    'requirement-ratio': requirement >= t.requirementRatio,
+    'detector-ratio': detector >= t.detectorRatio,
+    'proof-cpu': proof <= t.proofMicros,
+    'start-cpu': start <= t.startMicros,
+    sync: sync.failures === 0,
+    rss: result.peakRssMb < t.rssMb,
+  })
+    .filter(([, ok]) => !ok)
+    .map(([name]) => name);
   lines.push(
     `SUMMARY requirement-ratio ${requirement.toFixed(2)} (${mark(requirement >= t.requirementRatio)} >=${t.requirementRatio}) ` +
       `detector-ratio ${detector.toFixed(2)} (${mark(detector >= t.detectorRatio)} >=${t.detectorRatio}) ` +
       `proof-cpu ${proof.toFixed(0)}us (${mark(proof <= t.proofMicros)} <=${t.proofMicros}) ` +
       `start-cpu ${(start / 1000).toFixed(2)}ms (${mark(start <= t.startMicros)} <=${t.startMicros / 1000}) ` +
       `sync ${sync.students - sync.failures}/${sync.students} in ${(sync.durationMs / 1000).toFixed(1)}s ` +
-      `rss ${result.peakRssMb.toFixed(0)}MB (${mark(result.peakRssMb < t.rssMb)} <${t.rssMb})`,
+      `rss ${result.peakRssMb.toFixed(0)}MB (${mark(result.peakRssMb < t.rssMb)} <${t.rssMb}) ` +
+      (missed.length === 0 ? 'verdict PASS' : `verdict FAIL (${missed.join(', ')})`),
   );
   return lines.join('\n');
+}
+
+function maxFigures(a: MemoryFigures, b: MemoryFigures): MemoryFigures {
+  return {
+    rss: Math.max(a.rss, b.rss),
+    heapTotal: Math.max(a.heapTotal, b.heapTotal),
+    heapUsed: Math.max(a.heapUsed, b.heapUsed),
+    external: Math.max(a.external, b.external),
+    arrayBuffers: Math.max(a.arrayBuffers, b.arrayBuffers),
+  };
+}
+
+/** One line per memory phase: the highest of each figure during it, and RSS and heap used at its end. */
+export function formatMemoryPhases(phases: readonly MemoryPhase[]): string[] {
+  const mb = (value: number) => `${value.toFixed(0).padStart(4)}`;
+  return [
+    `service memory, MB (peak during the phase: rss, heap used/total, external, array buffers; at its end: rss, heap used)`,
+    ...phases.map(
+      ({ phase, peak, end }) =>
+        `  ${phase.padEnd(34)} peak rss ${mb(peak.rss)}  heap ${mb(peak.heapUsed)}/${mb(peak.heapTotal)}  ` +
+        `ext ${mb(peak.external)}  ab ${mb(peak.arrayBuffers)}   end rss ${mb(end.rss)}  heap ${mb(end.heapUsed)}`,
+    ),
+  ];
 }
 
 /** A fresh database on DATABASE_URL's server, dropped afterwards; without DATABASE_URL the embedded server. */
@@ -544,19 +638,60 @@ async function timed(
 
 type StepTimes = Record<string, number>;
 
+/** The steps of a start after the quiz page's scripts, in order. */
+const START_STEPS = ['login', 'launch', 'grant', 'head', 'download', 'proof', 'code'] as const;
+type StartStep = (typeof START_STEPS)[number];
+
+/** The cookies one browser keeps for the service: what `Set-Cookie` sets, minus what it expires. */
+class CookieJar {
+  private readonly cookies = new Map<string, string>();
+
+  absorb(answer: HttpAnswer): void {
+    for (const header of ([] as string[]).concat(answer.headers['set-cookie'] ?? [])) {
+      const [pair = '', ...attributes] = header.split(';');
+      const separator = pair.indexOf('=');
+      const name = pair.slice(0, separator).trim();
+      const value = pair.slice(separator + 1).trim();
+      const expired = attributes.some((attribute) => /^\s*max-age\s*=\s*(0|-)/i.test(attribute));
+      if (expired || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  has(name: string): boolean {
+    return this.cookies.has(name);
+  }
+
+  header(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+}
+
+/** Addresses of the RFC 2544 benchmarking range, one per start, as a class's own browsers would come from. */
+let nextAddress = 0;
+function studentAddress(): string {
+  const index = nextAddress++ % 65_536;
+  return `198.18.${index >> 8}.${index & 255}`;
+}
+
+const BOOTSTRAP = /<script id="exb-bootstrap" type="application\/json">(.*?)<\/script>/s;
+
 /**
- * One start as the student's browsers make it: the grant from the tool page, the exam browser's HEAD and GET of the
- * download, the proof and the redemption from the quiz page. The latency is the sum of the five requests; decrypting the
- * downloaded file (the exam browser's work) is left out. With `pageLoad`, the quiz page's theme loader, requirement
- * check and detector script come first, as the LMS page loads them.
+ * One start as the student's browsers make it, from a browser of its own (its own address, no cookies): the LTI
+ * launch of the assessment (login initiation and the launch the LMS posts back), the grant from the required-browser
+ * page, the exam browser's HEAD and GET of the download, the proof and the redemption from the quiz page. The latency
+ * is the sum of the seven requests to the service; the LMS's authorization step (signing the id_token) and decrypting
+ * the downloaded file (the exam browser's work) are left out. With `pageLoad`, the quiz page's theme loader,
+ * requirement check and detector script come first, as the LMS page loads them.
  */
 async function studentStart(
   agent: http.Agent,
   env: Environment,
   takeUrl: string,
-  steps?: StepTimes,
-  pageLoad = false,
+  options: { steps?: StepTimes; pageLoad?: boolean; until?: StartStep } = {},
 ): Promise<{ ok: boolean; ms: number; bytes: number; failure?: string }> {
+  const { steps, pageLoad = false, until } = options;
+  const done = () => ({ ok: true, ms: total, bytes: 0 });
   const origin = env.service.origin;
   const lms = { ...PROXY_HEADERS, origin: env.lmsUrl };
   let total = 0;
@@ -566,7 +701,12 @@ async function studentStart(
     if (steps !== undefined) steps[name] = done.ms;
     return done;
   };
-  const fail = (name: string, answer: HttpAnswer) => ({ ok: false, ms: total, bytes: 0, failure: `${name} ${answer.status} ${answer.body.toString().slice(0, 160)}` });
+  const fail = (name: string, answer: HttpAnswer) => {
+    const body = answer.body.toString('utf8');
+    // A page names its error in its bootstrap; JSON answers carry their own code.
+    const detail = /"errorCode":"([^"]+)"/.exec(body)?.[1] ?? body.slice(0, 160);
+    return { ok: false, ms: total, bytes: 0, failure: `${name} ${answer.status} ${detail}` };
+  };
   if (pageLoad) {
     for (const [name, pathname] of [
       ['theme-loader', THEME_LOADER_PATH],
@@ -577,22 +717,65 @@ async function studentStart(
       if (answer.status !== 200) return fail(name, answer);
     }
   }
+  // The LTI launch of the assessment's link: the LMS's login initiation, its authorization (the development LMS signs
+  // the id_token here, in this process) and the form it posts back; the launch answers the required-browser page.
+  const browser = { ...PROXY_HEADERS, 'x-forwarded-for': studentAddress() };
+  const jar = new CookieJar();
+  const built = env.lms.platform.buildLaunch({ person: Number(STUDENT.lmsUserId), placement: 'assessment', contentId: DOWNLOAD_QUIZ });
+  const login = await step(
+    'login',
+    request(agent, origin, 'POST', '/lti/login', new URLSearchParams(built.loginParams).toString(), {
+      ...browser,
+      'content-type': 'application/x-www-form-urlencoded',
+      'sec-fetch-site': 'cross-site',
+    }),
+  );
+  if (login.status !== 302 || typeof login.headers.location !== 'string') return fail('login', login);
+  jar.absorb(login);
+  if (until === 'login') return done();
+  const authorization = await env.lms.platform.authorize(
+    Object.fromEntries(new URL(login.headers.location).searchParams),
+    Number(STUDENT.lmsUserId),
+  );
+  if (authorization.kind !== 'form_post' || authorization.fields.id_token === undefined) {
+    return { ok: false, ms: total, bytes: 0, failure: `authorization ${JSON.stringify(authorization).slice(0, 160)}` };
+  }
+  const launched = await step(
+    'launch',
+    request(agent, origin, 'POST', new URL(authorization.action).pathname, new URLSearchParams(authorization.fields).toString(), {
+      ...browser,
+      cookie: jar.header(),
+      origin: env.lmsUrl,
+      'content-type': 'application/x-www-form-urlencoded',
+      'sec-fetch-site': 'cross-site',
+    }),
+  );
+  jar.absorb(launched);
+  const bootstrap = BOOTSTRAP.exec(launched.body.toString('utf8'))?.[1];
+  if (launched.status !== 200 || bootstrap === undefined || !jar.has(SESSION_COOKIE_NAME)) return fail('launch', launched);
+  const page = JSON.parse(bootstrap) as { view?: string; actionToken?: string; configGrantUrl?: string };
+  if (page.view !== 'exb-required' || page.actionToken === undefined || page.configGrantUrl === undefined) return fail('launch', launched);
+  if (until === 'launch') return done();
+
   const grant = await step(
     'grant',
-    request(agent, origin, 'POST', `/api/exb/config-grant/${COURSE}/${DOWNLOAD_QUIZ}`, JSON.stringify({ actionToken: env.actionToken() }), {
-      ...PROXY_HEADERS,
-      cookie: env.studentCookie,
+    request(agent, origin, 'POST', page.configGrantUrl, JSON.stringify({ actionToken: page.actionToken }), {
+      ...browser,
+      cookie: jar.header(),
       'content-type': 'application/json',
       'sec-fetch-site': 'same-origin',
     }),
   );
   if (grant.status !== 200) return fail('grant', grant);
+  if (until === 'grant') return done();
   const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^exbs?:/, 'http:'));
   const pathAndQuery = `${launch.pathname}${launch.search}`;
   const head = await step('head', request(agent, origin, 'HEAD', pathAndQuery, undefined, PROXY_HEADERS));
   if (head.status !== 200) return fail('head', head);
+  if (until === 'head') return done();
   const download = await step('download', request(agent, origin, 'GET', pathAndQuery, undefined, PROXY_HEADERS));
   if (download.status !== 200) return fail('download', download);
+  if (until === 'download') return done();
   const { configKey } = openConfiguration(download.body, env.identity);
   const proof = await step(
     'proof',
@@ -606,6 +789,7 @@ async function studentStart(
     ),
   );
   if (proof.status !== 200) return fail('proof', proof);
+  if (until === 'proof') return done();
   const token = (JSON.parse(proof.body.toString('utf8')) as { proofToken: string }).proofToken;
   const redemption = await step(
     'code',
@@ -616,8 +800,15 @@ async function studentStart(
 }
 
 /** Every student of a class starts within the same minute, `atOnce` at a time; no start may fail. */
-async function synchronizedStart(agent: http.Agent, env: Environment, takeUrl: string, students: number, atOnce: number): Promise<SyncStartResult> {
-  const names = ['theme-loader', 'requirement', 'detector', 'grant', 'head', 'download', 'proof', 'code'];
+async function synchronizedStart(
+  agent: http.Agent,
+  env: Environment,
+  takeUrl: string,
+  students: number,
+  atOnce: number,
+  halfway?: () => Promise<void>,
+): Promise<SyncStartResult> {
+  const names = ['theme-loader', 'requirement', 'detector', ...START_STEPS];
   const times = new Map(names.map((name) => [name, [] as number[]]));
   let failures = 0;
   let firstFailure: string | undefined;
@@ -628,8 +819,9 @@ async function synchronizedStart(agent: http.Agent, env: Environment, takeUrl: s
     Array.from({ length: Math.min(atOnce, students) }, async () => {
       while (next < students) {
         next += 1;
+        if (next === Math.ceil(students / 2)) await halfway?.();
         const steps: StepTimes = {};
-        const outcome = await studentStart(agent, env, takeUrl, steps, true).catch((error: unknown) => ({
+        const outcome = await studentStart(agent, env, takeUrl, { steps, pageLoad: true }).catch((error: unknown) => ({
           ok: false,
           failure: String(error),
         }));

@@ -7,9 +7,10 @@ import { LogController, type FastifyBaseLogger, type FastifyInstance, type Fasti
  *
  * - every refusal and error (status 400 and above), one `request completed` line each, at `info` (`warn` for 5xx), with
  *   the request (address, method, redacted URL), the status and the response time: operations see every failure;
- * - successful answers of the hot public paths (requirement check, detector and theme-loader scripts, proof, redemption,
- *   configuration download) only as counts: one `hot paths in the last minute` line a minute, per route the number of
- *   answers and their p50, p99 and maximum latency; at `debug` each of them also gets its own line;
+ * - successful answers of the hot paths (requirement check, detector and theme-loader scripts, proof, redemption,
+ *   configuration download, and the LTI login, launch and config grant of every student's start) only as counts:
+ *   one `hot paths in the last minute` line a minute, per route the number of answers and their p50, p99 and maximum
+ *   latency; at `debug` each of them also gets its own line;
  * - every other request, one `request completed` line at `info`, as before minus the `incoming request` line.
  */
 

@@ -36,7 +36,19 @@ export async function registerDetectorRoutes(
   ctx: DetectorRouteContext,
   options: DetectorRouteOptions = {},
 ): Promise<void> {
-  const { config } = ctx;
+  await registerDetectorScriptRoutes(app, ctx, options);
+  await registerDetectorTraceRoutes(app, ctx);
+}
+
+/**
+ * The LMS scripts alone: pages load them with script tags, so they need no CORS grant, and the service registers them
+ * where no CORS hook runs.
+ */
+export async function registerDetectorScriptRoutes(
+  app: FastifyInstance,
+  ctx: DetectorRouteContext,
+  options: DetectorRouteOptions = {},
+): Promise<void> {
   const scripts = loadScripts(app, ctx, options.distDir);
 
   const serve = (name: DetectorScriptName) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -55,7 +67,11 @@ export async function registerDetectorRoutes(
   app.get(DETECTOR_SCRIPT_PATH, detector);
   app.get(DETECTOR_SCRIPT_ALIAS_PATH, detector);
   app.get(THEME_LOADER_PATH, serve('lms-exb-theme-loader'));
+}
 
+/** The diagnostics sink the detector posts traces to from LMS pages. */
+export async function registerDetectorTraceRoutes(app: FastifyInstance, ctx: DetectorRouteContext): Promise<void> {
+  const { config } = ctx;
   const traces = new DetectorTraces({
     debug: config.exb.debugEnabled,
     diagnostics: config.exb.detectorDiagnosticsEnabled,

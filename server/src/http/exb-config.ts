@@ -89,8 +89,8 @@ function sendActionTokenRefusal(reply: FastifyReply, reason: Exclude<ActionToken
   return reply.code(403).send(errorBody(ErrorCodes.INVALID_ACTION_TOKEN, message));
 }
 
-/** Document 3: `POST /api/exb/config-grant/...` and `GET`/`HEAD /exb/config/:courseId/:contentId.exb`. */
-export async function registerExbConfigRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+/** Document 3: `POST /api/exb/config-grant/...`, from the student's session. */
+export async function registerConfigGrantRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { examBrowser, actionTokens } = ctx;
   const { grants, admission } = examBrowser;
 
@@ -112,6 +112,14 @@ export async function registerExbConfigRoutes(app: FastifyInstance, ctx: AppCont
     const { exbLaunchUrl, handoffUrl, expiresInSeconds } = outcome;
     return reply.send({ success: true, exbLaunchUrl, handoffUrl, expiresInSeconds });
   });
+}
+
+/**
+ * Document 3: `GET`/`HEAD /exb/config/:courseId/:contentId.exb`. The exam browser fetches it without the user's cookies:
+ * the grant in the query is all its authorization, so the route needs no session.
+ */
+export async function registerConfigDownloadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { grants, admission } = ctx.examBrowser;
 
   const download = (method: 'GET' | 'HEAD') => async (request: FastifyRequest<DownloadRoute>, reply: FastifyReply) => {
     reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });

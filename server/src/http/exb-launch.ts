@@ -7,6 +7,10 @@ import { launchRouteOptions } from './launch-body.js';
 import { sendExbLaunch, sendLtiError, sessionForReload } from './launch-pages.js';
 import { handleLaunch, handleLogin } from './lti.js';
 
+/** The exam-browser launch endpoint of an assessment and its own login initiation, as registered. */
+export const EXB_LAUNCH_ROUTE = '/exb/launch/:contentId';
+export const EXB_LAUNCH_LOGIN_ROUTE = '/exb/launch/:contentId/login';
+
 type ContentParams = { Params: { contentId: string } };
 
 /** The launch target of a `:contentId` path parameter; `null` for anything but a canonical content id. */
@@ -19,12 +23,12 @@ const notFound = (reply: FastifyReply) => reply.callNotFound();
 
 /** Document 3: `GET|POST /exb/launch/:contentId` and `GET /exb/launch/:contentId/login`. */
 export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<ContentParams>('/exb/launch/:contentId', launchRouteOptions(ctx), (request, reply) => {
+  app.post<ContentParams>(EXB_LAUNCH_ROUTE, launchRouteOptions(ctx), (request, reply) => {
     const target = exbTarget(request.params.contentId);
     return target ? handleLaunch(request, reply, ctx, target) : notFound(reply);
   });
 
-  app.get<ContentParams>('/exb/launch/:contentId', async (request, reply) => {
+  app.get<ContentParams>(EXB_LAUNCH_ROUTE, async (request, reply) => {
     const target = exbTarget(request.params.contentId);
     if (!target) return notFound(reply);
     const reload = sessionForReload(request, reply, ctx);
@@ -41,7 +45,7 @@ export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppCont
     return sendExbLaunch(request, reply, ctx, session, request.params.contentId);
   });
 
-  app.get<ContentParams>('/exb/launch/:contentId/login', { exposeHeadRoute: false }, (request, reply) => {
+  app.get<ContentParams>(EXB_LAUNCH_LOGIN_ROUTE, { exposeHeadRoute: false }, (request, reply) => {
     const target = exbTarget(request.params.contentId);
     return target ? handleLogin(request, reply, ctx, request.query, target) : notFound(reply);
   });

@@ -35,19 +35,12 @@ const CONFIG_KEY_HASH = /^[0-9a-fA-F]{64}$/;
 type AssessmentRoute = { Params: { courseId: string; quizId: string } };
 
 /**
- * The routes the detector calls from LMS quiz pages (Document 3, "Requirement, proof, redemption, tools"). All but the
- * tools route are public: the proof is the authentication, and the proof token carries it to the redemption. Pages on
- * the LMS origin may call them from the browser; only the tools route is called with the service's cookies.
+ * The requirement check LMS quiz pages ask on every load (Document 3, "Requirement"): public, bodiless, and readable
+ * by pages on the LMS origin.
  */
-export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { config, examBrowser } = ctx;
-  const { requirement, proofs, admission } = examBrowser;
-  const allowHttpLoopback = !config.production;
-
+export async function registerRequirementRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { requirement } = ctx.examBrowser;
   allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_PATH], methods: ['GET'], headers: [] });
-  allowLmsOrigin(app, ctx, { paths: [ACCESS_PROOF_PATH], methods: ['POST'], headers: ['content-type', CONFIG_KEY_HASH_HEADER] });
-  allowLmsOrigin(app, ctx, { paths: [ACCESS_CODE_PATH], methods: ['POST'], headers: ['content-type', PROOF_TOKEN_HEADER] });
-  allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
 
   app.get<{ Params: { '*': string } }>(REQUIREMENT_PATH, async (request, reply) => {
     const segments = request.params['*'].split('/');
@@ -56,6 +49,20 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
       (await requirement.isRequired({ courseId: segments[0] as string, contentId: segments[1] as string }));
     return reply.header('cache-control', REQUIREMENT_CACHE_CONTROL).send({ success: true, exbRequired });
   });
+}
+
+/**
+ * The public routes the detector calls from LMS quiz pages to release the code (Document 3, "Proof, redemption"): the
+ * proof is the authentication, and the proof token carries it to the redemption, so neither reads a session. Pages on
+ * the LMS origin may call them from the browser.
+ */
+export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { config, examBrowser } = ctx;
+  const { proofs, admission } = examBrowser;
+  const allowHttpLoopback = !config.production;
+
+  allowLmsOrigin(app, ctx, { paths: [ACCESS_PROOF_PATH], methods: ['POST'], headers: ['content-type', CONFIG_KEY_HASH_HEADER] });
+  allowLmsOrigin(app, ctx, { paths: [ACCESS_CODE_PATH], methods: ['POST'], headers: ['content-type', PROOF_TOKEN_HEADER] });
 
   app.post<AssessmentRoute>(ACCESS_PROOF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
@@ -116,6 +123,13 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
   app.get<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (_request, reply) =>
     reply.code(405).header('allow', 'POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use POST with the x-exb-proof-token header.')),
   );
+
+}
+
+/** Document 3, "tools": the approved tools of an assessment, for the student's session only; called with the service's cookies. */
+export async function registerExbToolsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { proofs } = ctx.examBrowser;
+  allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
 
   app.get<AssessmentRoute>(TOOLS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
     if (coursePrincipal(request, request.params.courseId) === null) return sendPrincipalRequired(reply);

@@ -73,11 +73,14 @@ function singleQueryValue(query: unknown, name: string): string | undefined | nu
 
 const sessionMismatch = () => new LtiError('LTI_SESSION_MISMATCH', 403, 'sessionMismatch', { key: 'sessionMismatch' });
 
+/** The LTI login initiation endpoint. */
+export const LTI_LOGIN_PATH = '/lti/login';
+
 /** Document 1: `GET|POST /lti/login`, `POST /lti/launch`, `GET /lti/launch`. */
 export async function registerLtiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // No automatic HEAD route: a login creates a state and a cookie, which a HEAD request has no use for.
-  app.get('/lti/login', { exposeHeadRoute: false }, (request, reply) => handleLogin(request, reply, ctx, request.query));
-  app.post('/lti/login', (request, reply) => handleLogin(request, reply, ctx, request.body));
+  app.get(LTI_LOGIN_PATH, { exposeHeadRoute: false }, (request, reply) => handleLogin(request, reply, ctx, request.query));
+  app.post(LTI_LOGIN_PATH, (request, reply) => handleLogin(request, reply, ctx, request.body));
 
   app.post(LTI_LAUNCH_PATH, launchRouteOptions(ctx), (request, reply) => handleLaunch(request, reply, ctx));
 

@@ -31,6 +31,11 @@ describe('the access log', () => {
     ]);
     expect(entries().some((entry) => entry.msg === 'incoming request')).toBe(false);
 
+    // The LTI login a student's start begins with: its redirect is counted, its refusal logged.
+    const refusedLogin = await t.app.inject({ method: 'POST', url: '/lti/login', payload: {} });
+    expect(refusedLogin.statusCode).toBe(400);
+    expect(entries().filter((entry) => entry.msg === 'request completed' && entry.level >= 30).map((entry) => entry.req?.url)).toContain('/lti/login');
+
     await t.app.close();
     const counted = entries().find((entry) => entry.msg === 'hot paths in the last minute');
     expect(counted?.routes?.['GET /api/exb/requirement/*']?.count).toBe(3);

@@ -4,22 +4,41 @@ import { open, seal } from '../../security/aead.js';
 
 /** Opened Config Keys kept per process: a few hundred per assessment in an exam window, a few megabytes in all. */
 const OPENED_KEYS_MAX = 50_000;
+/** How often an assessment's expired keys are dropped; until then a lookup skips them. */
+const OPENED_KEYS_SWEEP_MS = 60_000;
 
 interface OpenedConfigKey {
+  /** The row's `config_key_seq`. */
+  readonly seq: string;
   readonly configKey: string;
   /** Epoch milliseconds. */
   readonly expiresAt: number;
+  /** When this process opened it, counted over all assessments: {@link OpenedConfigKeys.knownSince}. */
+  readonly position: number;
+}
+
+/** The opened Config Keys of one assessment and fingerprint. */
+interface AssessmentKeys {
+  /** By the rows' `config_key_seq`, which the refresh query leaves out. */
+  readonly bySeq: Map<string, OpenedConfigKey>;
+  readonly byKey: Map<string, OpenedConfigKey>;
+  /** Every entry of `bySeq` (and some expired ones until the next sweep), in the order they were opened. */
+  inOrder: OpenedConfigKey[];
+  /** When expired keys are next dropped, epoch milliseconds. */
+  sweepAt: number;
 }
 
 /**
  * The Config Keys of per-download configurations: sealed into their config grant's row of `exb_student_token` (bound
  * to the row's id, course, content and fingerprint) when the grant is spent, and opened at most once per process. A
- * proof tries the keys this process has opened first, and reads the others only when none of those matches.
+ * proof tries the keys this process has opened first (only those opened since its last look), and reads the others only
+ * when none of those matches.
  */
 export class OpenedConfigKeys {
-  /** Opened keys by assessment and fingerprint, then by sequence number. Stored keys never change. */
-  private readonly opened = new Map<string, Map<string, OpenedConfigKey>>();
+  /** Opened keys by assessment and fingerprint. Stored keys never change. */
+  private readonly opened = new Map<string, AssessmentKeys>();
   private openedCount = 0;
+  private position = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -33,19 +52,37 @@ export class OpenedConfigKeys {
   }
 
   /**
-   * Unexpired Config Keys of downloads of an assessment under `fingerprint` that this process has opened, without a
-   * query: a proof tries these first, and only when none matches asks {@link refresh}.
+   * Unexpired Config Keys of downloads of an assessment under `fingerprint` that this process has opened since
+   * `position` (0: all of them), without a query, and the position to ask from next time. A proof hashes these once
+   * and then only the ones opened since; only when none matches does it ask {@link refresh}.
    */
-  known(courseId: string, contentId: string, fingerprint: string): string[] {
+  knownSince(courseId: string, contentId: string, fingerprint: string, position: number): { keys: string[]; next: number } {
+    const next = this.position;
     const known = this.opened.get(openedKeysKey(courseId, contentId, fingerprint));
-    if (known === undefined) return [];
+    if (known === undefined || position >= next) return { keys: [], next };
     const now = this.clock();
+    this.sweep(known, now);
+    const { inOrder } = known;
+    // Positions only grow, so the keys opened since `position` are a tail of `inOrder`.
+    let first = inOrder.length;
+    while (first > 0 && inOrder[first - 1]!.position >= position) first -= 1;
     const keys: string[] = [];
-    for (const [seq, entry] of known) {
+    for (let index = first; index < inOrder.length; index += 1) {
+      const entry = inOrder[index]!;
       if (entry.expiresAt > now) keys.push(entry.configKey);
-      else known.delete(seq);
     }
-    return keys;
+    return { keys, next };
+  }
+
+  /** Whether this process has opened `configKey` for the assessment under `fingerprint` and it has not expired. */
+  isKnown(courseId: string, contentId: string, fingerprint: string, configKey: string): boolean {
+    const entry = this.opened.get(openedKeysKey(courseId, contentId, fingerprint))?.byKey.get(configKey);
+    return entry !== undefined && entry.expiresAt > this.clock();
+  }
+
+  /** How many Config Keys this process keeps for the assessment under `fingerprint`, expired ones not yet dropped included. */
+  count(courseId: string, contentId: string, fingerprint: string): number {
+    return this.opened.get(openedKeysKey(courseId, contentId, fingerprint))?.bySeq.size ?? 0;
   }
 
   /**
@@ -60,7 +97,7 @@ export class OpenedConfigKeys {
         from exb_student_token
         where course_id = $1 and content_id = $2 and fingerprint = $3 and config_key_sealed is not null
           and config_key_expires_at > $4 and not (config_key_seq = any($5::bigint[]))`,
-      values: [courseId, contentId, fingerprint, new Date(this.clock()), known === undefined ? [] : [...known.keys()]],
+      values: [courseId, contentId, fingerprint, new Date(this.clock()), known === undefined ? [] : [...known.bySeq.keys()]],
     });
     const added: string[] = [];
     for (const row of result.rows) {
@@ -82,14 +119,34 @@ export class OpenedConfigKeys {
       // Whole assessments are dropped, oldest first, once the process keeps too many keys.
       while (this.openedCount >= OPENED_KEYS_MAX && this.opened.size > 0) {
         const [oldest, entries] = this.opened.entries().next().value!;
-        this.openedCount -= entries.size;
+        this.openedCount -= entries.inOrder.length;
         this.opened.delete(oldest);
       }
-      known = new Map();
+      known = { bySeq: new Map(), byKey: new Map(), inOrder: [], sweepAt: this.clock() + OPENED_KEYS_SWEEP_MS };
       this.opened.set(key, known);
     }
-    if (!known.has(seq)) this.openedCount += 1;
-    known.set(seq, { configKey, expiresAt });
+    // A stored key never changes: one seen again (read back by a refresh) is already here.
+    if (known.bySeq.has(seq)) return;
+    const entry: OpenedConfigKey = { seq, configKey, expiresAt, position: this.position++ };
+    known.bySeq.set(seq, entry);
+    known.byKey.set(configKey, entry);
+    known.inOrder.push(entry);
+    this.openedCount += 1;
+  }
+
+  /** Drops the assessment's expired keys, at most once a minute. */
+  private sweep(known: AssessmentKeys, now: number): void {
+    if (now < known.sweepAt) return;
+    known.sweepAt = now + OPENED_KEYS_SWEEP_MS;
+    const live = known.inOrder.filter((entry) => entry.expiresAt > now);
+    if (live.length === known.inOrder.length) return;
+    for (const entry of known.inOrder) {
+      if (entry.expiresAt > now) continue;
+      known.bySeq.delete(entry.seq);
+      if (known.byKey.get(entry.configKey) === entry) known.byKey.delete(entry.configKey);
+    }
+    this.openedCount -= known.inOrder.length - live.length;
+    known.inOrder = live;
   }
 }
 

@@ -57,9 +57,16 @@ const PROOF_POLICY_MAX_AGE_MS = 1_000;
 const HASH_INDEXES_MAX = 2_000;
 const HASH_INDEX_SLACK = 1_000;
 
+interface HashIndex {
+  /** Hash of the page URL with a Config Key (base64) → that key. */
+  readonly byHash: Map<string, string>;
+  /** The store's position after the last key hashed (`OpenedConfigKeys.knownSince`). */
+  next: number;
+}
+
 export class ProofRedemption {
   /** Assessment, fingerprint and page URL → hashes of the page with each opened Config Key. */
-  private readonly hashIndexes = new Map<string, { byHash: Map<string, string>; hashed: Set<string> }>();
+  private readonly hashIndexes = new Map<string, HashIndex>();
   /** Course/content → the settings fingerprint this process last read for it. */
   private readonly recentFingerprints = new Map<string, string>();
 
@@ -82,7 +89,7 @@ export class ProofRedemption {
     const expected = this.deterministicConfigKey(policy);
     const matched =
       (expected !== null && hashMatchesAny(reported, url, [expected])) ||
-      this.matchesKnown(reported, url, `${courseId}/${contentId}/${fingerprint}`, store.configKeys.known(courseId, contentId, fingerprint)) ||
+      this.matchesKnown(reported, url, { courseId, contentId, fingerprint }) ||
       hashMatchesAny(reported, url, await store.configKeys.refresh(courseId, contentId, fingerprint));
     if (!matched) return { ok: false, reason: 'invalid' };
 
@@ -146,30 +153,35 @@ export class ProofRedemption {
   }
 
   /**
-   * Whether `reported` is the hash of `url` with one of `keys` (this process's unexpired opened keys). The hashes of a
-   * page URL with each key are kept, so a class proving on the same quiz page costs one hash per new key, not one per
-   * key and proof; the matching key must still be among `keys`, and the match is confirmed in constant time.
+   * Whether `reported` is the hash of `url` with one of this process's unexpired opened keys of the assessment. The
+   * hashes of a page URL with each key are kept, and only keys opened since the last proof are hashed, so a class
+   * proving on the same quiz page costs one hash per new key and a lookup per proof, however many keys the class has;
+   * the matching key must still be known and unexpired, and the match is confirmed in constant time.
    */
-  private matchesKnown(reported: Buffer, url: string, assessment: string, keys: readonly string[]): boolean {
-    const indexKey = `${assessment}\n${url}`;
+  private matchesKnown(reported: Buffer, url: string, binding: { courseId: string; contentId: string; fingerprint: string }): boolean {
+    const { store } = this.options;
+    const { courseId, contentId, fingerprint } = binding;
+    const indexKey = `${courseId}/${contentId}/${fingerprint}\n${url}`;
     let index = this.hashIndexes.get(indexKey);
     if (index === undefined) {
       if (this.hashIndexes.size >= HASH_INDEXES_MAX) this.hashIndexes.clear();
-      index = { byHash: new Map(), hashed: new Set() };
+      index = { byHash: new Map(), next: 0 };
       this.hashIndexes.set(indexKey, index);
     }
-    if (index.hashed.size > keys.length + HASH_INDEX_SLACK) {
+    if (index.byHash.size > store.configKeys.count(courseId, contentId, fingerprint) + HASH_INDEX_SLACK) {
       // Many keys expired since: start over rather than keep hashes of keys that prove nothing any more.
       index.byHash.clear();
-      index.hashed.clear();
+      index.next = 0;
     }
-    for (const key of keys) {
-      if (index.hashed.has(key)) continue;
-      index.hashed.add(key);
-      index.byHash.set(hash('sha256', url + key, 'base64'), key);
-    }
+    const added = store.configKeys.knownSince(courseId, contentId, fingerprint, index.next);
+    for (const key of added.keys) index.byHash.set(hash('sha256', url + key, 'base64'), key);
+    index.next = added.next;
     const candidate = index.byHash.get(reported.toString('base64'));
-    return candidate !== undefined && keys.includes(candidate) && hashMatchesAny(reported, url, [candidate]);
+    return (
+      candidate !== undefined &&
+      store.configKeys.isKnown(courseId, contentId, fingerprint, candidate) &&
+      hashMatchesAny(reported, url, [candidate])
+    );
   }
 
   private rememberFingerprint(courseId: string, contentId: string, fingerprint: string): void {
