@@ -1,11 +1,11 @@
-import { Alert, Button, Heading, Link, List, Pill, Spinner, Text, View } from '@instructure/ui';
+import { Button, Heading, Link, List, Pill, Spinner, Text, View } from '@instructure/ui';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { Page } from '../components/Page';
+import { StatusAlert, type StatusVariant } from '../components/StatusAlert';
 import { defineView } from '../lib/define-view';
 import { localPath } from '../lib/launch';
-import { getLiveRegion } from '../lib/live-region';
 import { httpUrl, z } from '../lib/zod';
 
 const schema = z.object({
@@ -153,19 +153,11 @@ function ExbSetupCheck({ data }: { data: Data }) {
   );
 }
 
-function Message({ variant, children }: { variant: 'info' | 'success' | 'warning' | 'error'; children: string }) {
-  const { t } = useTranslation();
+function Message({ variant, children }: { variant: StatusVariant; children: string }) {
   return (
-    <Alert
-      variant={variant}
-      variantScreenReaderLabel={t(`variant.${variant}`)}
-      hasShadow={false}
-      margin="0 0 medium"
-      liveRegion={getLiveRegion}
-      liveRegionPoliteness="polite"
-    >
+    <StatusAlert variant={variant} margin="0 0 medium" live="polite">
       <Text>{children}</Text>
-    </Alert>
+    </StatusAlert>
   );
 }
 

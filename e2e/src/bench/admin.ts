@@ -18,7 +18,7 @@ import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
 import { opaqueId } from '../lms/ids.js';
 import { createMockLms, type MockLms, type RunningLmsServer } from '../lms/index.js';
 import { assertLoopback, formatLoadResult, mergeResults, runLoad, type LoadResult } from './load.js';
-import { benchDatabase } from './student.js';
+import { benchDatabase } from './bench-database.js';
 
 /**
  * The administrator's lists at school scale: 2,000 connected courses with 20,000 assessments (a third of them with a

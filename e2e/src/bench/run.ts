@@ -10,7 +10,8 @@ import { availableParallelism } from 'node:os';
 import { benchAdmin, formatAdminBench } from './admin.js';
 import { benchDetector, formatDetectorBench } from './detector.js';
 import { benchPresets, formatPresetBench } from './presets.js';
-import { benchStudent, formatStudentBench } from './student.js';
+import { benchStudent } from './student.js';
+import { formatStudentBench } from './student-report.js';
 
 interface Benchmark {
   description: string;
