@@ -1,9 +1,10 @@
-import { Button, Flex, Heading, Pill, ScreenReaderContent, Text, View } from '@instructure/ui';
+import { Button, Heading, Pill, ScreenReaderContent, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable, type TableColumn } from '../../components/DataTable';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import type { AdminAssessment, CourseDetail } from './model';
+import { BadgeList } from '../../components/BadgeList';
 
 /** The badges of an assessment's state, in the words an administrator reads at a glance. */
 function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
@@ -18,18 +19,7 @@ function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
   if (assessment.exbRequired && !assessment.hasQuitPassword) badges.push(<Pill key="exit" color="danger">{t('status.noExitPassword')}</Pill>);
   if (!assessment.usesCourseDefaults) badges.push(<Pill key="own" color="info">{t('status.ownSettings')}</Pill>);
   if (!assessment.discovered) badges.push(<Pill key="gone">{t('status.notInLms')}</Pill>);
-  if (badges.length === 0) {
-    return (
-      <Text size="small" color="secondary">
-        {t('status.notRequired')}
-      </Text>
-    );
-  }
-  return (
-    <Flex gap="xx-small" wrap="wrap">
-      {badges}
-    </Flex>
-  );
+  return <BadgeList badges={badges} emptyLabel={t('status.notRequired')} />;
 }
 
 /** The quiz's title, and whether students see it yet. */

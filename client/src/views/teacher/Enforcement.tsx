@@ -9,6 +9,7 @@ import { useConnection } from './connection';
 import type { Assessment, AssessmentSetting } from './model';
 import { useSettingWriter } from './queries';
 import { isUnprotected, VerificationBadge, type VerificationRecord } from './Verification';
+import { BadgeList } from '../../components/BadgeList';
 
 /** Enforcement is in force only when it is required, switched on locally and an access code is set in the LMS. */
 export function isEnforced(setting: AssessmentSetting): boolean {
@@ -143,16 +144,5 @@ export function StatusBadges({ setting, verification }: { setting: AssessmentSet
       </Pill>,
     );
   }
-  if (badges.length === 0) {
-    return (
-      <Text size="small" color="secondary">
-        {t('badge.notRequired')}
-      </Text>
-    );
-  }
-  return (
-    <Flex gap="xx-small" wrap="wrap">
-      {badges}
-    </Flex>
-  );
+  return <BadgeList badges={badges} emptyLabel={t('badge.notRequired')} />;
 }
