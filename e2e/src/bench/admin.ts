@@ -178,7 +178,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Setup>
     await db.migrate();
     await (options.seed ?? seed)(db, lms);
 
-    const oauth = createOAuthServices(config, db.orm, new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store')), logger);
+    const oauth = createOAuthServices(config, db.orm, new OneTimeStore(db.pool, deriveKey(config.secrets.appSecret, 'one-time-store')), logger);
     const issued = lms.oauth.issueToken({ user: Number(ADMIN.lmsUserId), scopes: ADMIN_AND_APPLICATION_SCOPES, expiresIn: null });
     await oauth.oauth.tokens.saveAuthorization({
       lmsUserId: ADMIN.lmsUserId,

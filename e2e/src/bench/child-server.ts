@@ -24,13 +24,10 @@ export class ServerProcess {
     });
   }
 
-  static start(kind: 'bare' | 'service', env: NodeJS.ProcessEnv, seed: ServerSeed, profileDir?: string): Promise<ServerProcess> {
+  static start(kind: 'bare' | 'service', env: NodeJS.ProcessEnv, seed: ServerSeed): Promise<ServerProcess> {
     const child = fork(SERVER_SCRIPT, [kind], {
       env: { ...env, BENCH_SEED: JSON.stringify(seed) },
-      execArgv: [
-        ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]),
-        ...(kind === 'service' ? serviceNodeFlags() : []),
-      ],
+      execArgv: kind === 'service' ? serviceNodeFlags() : [],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
 /**
  * Runs the hot-path benchmarks: `npm run bench` (everything) or `node e2e/dist/bench/run.js detector`.
- * BENCH_DURATION_MS, BENCH_ROUNDS and BENCH_CONNECTIONS tune every benchmark alike; BENCH_PROFILE_DIR writes CPU profiles
- * of the student benchmark's service process there, BENCH_STUDENTS sizes its synchronized start, BENCH_START_STEPS=1
+ * BENCH_DURATION_MS, BENCH_ROUNDS and BENCH_CONNECTIONS tune every benchmark alike; BENCH_PROFILE_DIR writes a CPU profile
+ * of the student benchmark's service process per phase there, BENCH_STUDENTS sizes its synchronized start, BENCH_START_STEPS=1
  * adds the server CPU of each step of its whole start, BENCH_HEAP_SNAPSHOT_DIR writes a heap snapshot of the service
  * at the end of every phase of the run (slow: for finding where memory goes, not for timing) and
  * BENCH_SERVICE_NODE_FLAGS passes further flags to the service's Node.

@@ -21,7 +21,8 @@ export function formatStudentBench(result: StudentBenchResult): string {
       (sync.firstFailure === undefined ? '' : `; first failure: ${sync.firstFailure}`),
     `  p99 per step: ${sync.steps.map((step) => `${step.step} ${step.p99.toFixed(1)} ms`).join(', ')}`,
     ...formatMemoryPhases(result.memory),
-    `service peak RSS ${result.peakRssMb.toFixed(0)} MB (node ${result.serviceFlags.join(' ') || 'without flags'}); ${result.logLines} log lines written`,
+    `service peak RSS ${result.peakRssMb.toFixed(0)} MB (node ${result.serviceFlags.join(' ') || 'without flags'}); ${result.logLines} log lines written; ` +
+      `idle CPU ${(result.idleCpuMicrosPerSecond / 1000).toFixed(1)} ms per second`,
   );
   const t = STUDENT_TARGETS;
   const mark = (ok: boolean) => (ok ? 'ok' : 'MISS');

@@ -57,7 +57,7 @@ export interface StudentBenchOptions {
   /** Students of the synchronized start, and how many start at once. */
   students?: number;
   studentsAtOnce?: number;
-  /** Writes V8 CPU profiles of the service process here (`--cpu-prof`). */
+  /** Writes a V8 CPU profile of the service process per phase of the run here. */
   profileDir?: string;
   /** Also measures the whole start cut after each step, for the server CPU of each step. */
   startSteps?: boolean;
@@ -95,6 +95,8 @@ export interface StudentBenchResult {
   /** The service's memory per phase of the run, in order (a path measured in several rounds is one phase). */
   memory: MemoryPhase[];
   logLines: number;
+  /** The service's CPU time per second with no requests (timers, housekeeping), microseconds. */
+  idleCpuMicrosPerSecond: number;
 }
 
 
@@ -172,6 +174,7 @@ async function startEnvironment(profileDir: string | undefined): Promise<Environ
       DATA_DIR: dataDir,
       NODE_EXTRA_CA_CERTS: lmsTlsCert,
       ...(process.env.BENCH_HEAP_SNAPSHOT_DIR ? { BENCH_HEAP_SNAPSHOT_DIR: process.env.BENCH_HEAP_SNAPSHOT_DIR } : {}),
+      ...(profileDir === undefined ? {} : { BENCH_PROFILE_DIR: path.resolve(profileDir) }),
       ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}),
       ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
     };
@@ -191,7 +194,7 @@ async function startEnvironment(profileDir: string | undefined): Promise<Environ
       logFile,
       budget: HUGE_BUDGET,
     };
-    const service = await ServerProcess.start('service', env, seed, profileDir);
+    const service = await ServerProcess.start('service', env, seed);
     cleanups.push(() => service.stop());
     assertLoopback(new URL(service.origin));
 
@@ -349,8 +352,10 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
     );
     agent.destroy();
     await phase('synchronized start, second half');
-    // What the process gives back once the load is over.
+    // What the process gives back once the load is over, and what it spends doing nothing.
+    const idleFrom = await service.cpu();
     await new Promise((resolve) => setTimeout(resolve, 5_000));
+    const idleCpuMicrosPerSecond = ((await service.cpu()).micros - idleFrom.micros) / 5;
     await phase('5 s idle afterwards');
 
     const merged = (key: string) => {
@@ -387,6 +392,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       memory: [...memory.values()],
       ...(startSteps.length > 0 ? { startSteps } : {}),
       logLines,
+      idleCpuMicrosPerSecond,
     };
   } finally {
     await env.close();
