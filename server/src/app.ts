@@ -23,6 +23,7 @@ import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
 import { postgresBudget } from './security/admission-budget.js';
+import { lazyRequestLoggerFactory } from './http/request-logger.js';
 import { registerPublicRoutes } from './http/public.js';
 import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/lti.js';
 import { LTI_LAUNCH_PATH } from './lti/launch-target.js';
@@ -130,7 +131,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
   const assets = readClientAssets(clientDistDir);
   if (!assets.script) logger.warn({ clientDistDir }, 'client bundle not found; run `npm run build`');
   const clock = options.clock ?? systemClock;
-  const oneTimeStore = new OneTimeStore(db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'), clock);
+  const oneTimeStore = new OneTimeStore(db.pool, deriveKey(config.secrets.appSecret, 'one-time-store'), clock);
   const oauthServices = createOAuthServices(config, db.orm, oneTimeStore, logger, options.oauth);
   const { pool } = db;
   const exbCertificates = loadExbCertificate(config.exb, logger);
@@ -210,6 +211,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(notFound),
     genReqId: () => randomUUID(),
+    childLoggerFactory: lazyRequestLoggerFactory(),
     // The access log (`http/access-log.ts`) writes one line per request at most, and none for the hot paths' successes.
     logController: new AccessLogController(),
     return503OnClosing: true,
