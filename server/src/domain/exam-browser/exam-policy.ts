@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { resolveEffectiveSettings, type EffectiveSettings } from '../settings/effective-settings.js';
 import { settingsFingerprint } from '../settings/fingerprint.js';
-import { SettingsUnreadableError, type SettingsCodec, type SettingsRow } from '../settings/settings-codec.js';
+import { SettingsUnreadableError, settingsRowKey, type SettingsCodec, type SettingsRow } from '../settings/settings-codec.js';
 import { loadSettingsRow } from '../settings/settings-repository.js';
 import { settingsGeneration } from '../settings/settings-generation.js';
 import type { QuitTokens } from './quit-token.js';
@@ -50,9 +50,16 @@ export function activePolicy(read: PolicyRead): ExamPolicy | null {
 
 /** Assessments whose recent policy a process keeps for {@link PolicyReader.loadRecent}. */
 const RECENT_MAX = 20_000;
+/** Decoded settings rows a process keeps; a rollout's worth of assessments, each with a few versions. */
+const DECODED_MAX = 5_000;
 
 export class PolicyReader {
   private readonly recent = new Map<string, { read: PolicyRead; until: number; generation: number }>();
+  /**
+   * Policies by the exact row they were decoded from (`settingsRowKey`): every student request reads the row afresh,
+   * but a row seen before is not opened, parsed and fingerprinted again. A changed row has another key.
+   */
+  private readonly decoded = new Map<string, ExamPolicy>();
 
   constructor(
     private readonly pool: Pool,
@@ -85,8 +92,15 @@ export class PolicyReader {
 
   /** The policy in a row selected with the settings columns; an unreadable setting is logged here, once. */
   read(row: SettingsRow): PolicyRead {
+    const key = settingsRowKey(row);
+    const known = this.decoded.get(key);
+    if (known !== undefined) return known;
     try {
-      return this.resolve(row) ?? 'absent';
+      const policy = this.resolve(row);
+      if (policy === null) return 'absent';
+      if (this.decoded.size >= DECODED_MAX) this.decoded.delete(this.decoded.keys().next().value!);
+      this.decoded.set(key, policy);
+      return policy;
     } catch (error) {
       if (!(error instanceof SettingsUnreadableError)) throw error;
       this.logger.warn(

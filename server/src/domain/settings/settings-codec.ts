@@ -25,23 +25,21 @@ export class SettingsUnreadableError extends Error {
   override name = 'SettingsUnreadableError';
 }
 
-/** An assessment setting's columns, selected from the alias `s`. */
-export const ASSESSMENT_SETTING_COLUMNS = `
-  s.course_id as s_course_id, s.content_id as s_content_id, s.exb_required as s_exb_required, s.enabled as s_enabled,
-  s.access_code_sealed as s_access_code_sealed, s.access_code_key_id as s_access_code_key_id,
-  s.uses_course_defaults as s_uses_course_defaults, s.url_rules as s_url_rules, s.external_tool_ids as s_external_tool_ids,
-  s.quiz_only_tools as s_quiz_only_tools, s.start_password_sealed as s_start_password_sealed,
-  s.start_password_key_id as s_start_password_key_id, s.exit_password_sealed as s_exit_password_sealed,
-  s.exit_password_key_id as s_exit_password_key_id, s.verification_status as s_verification_status,
-  s.updated_at as s_updated_at, s.version as s_version`;
+/** The columns of an assessment setting the codec reads, selected from the alias `s` as `s_<column>`. */
+const ASSESSMENT_SETTING_FIELDS = [
+  'course_id', 'content_id', 'exb_required', 'enabled', 'access_code_sealed', 'access_code_key_id', 'uses_course_defaults',
+  'url_rules', 'external_tool_ids', 'quiz_only_tools', 'start_password_sealed', 'start_password_key_id',
+  'exit_password_sealed', 'exit_password_key_id', 'verification_status', 'updated_at', 'version',
+] as const;
 
-/** A course's defaults columns, selected from the alias `d`. */
-export const COURSE_DEFAULTS_COLUMNS = `
-  d.course_id as d_course_id, d.url_rules as d_url_rules, d.external_tools as d_external_tools,
-  d.start_password_sealed as d_start_password_sealed, d.start_password_key_id as d_start_password_key_id,
-  d.exit_password_sealed as d_exit_password_sealed, d.exit_password_key_id as d_exit_password_key_id,
-  d.setup_completed as d_setup_completed, d.reset_generation as d_reset_generation, d.updated_at as d_updated_at`;
+/** The columns of a course's defaults the codec reads, selected from the alias `d` as `d_<column>`. */
+const COURSE_DEFAULTS_FIELDS = [
+  'course_id', 'url_rules', 'external_tools', 'start_password_sealed', 'start_password_key_id', 'exit_password_sealed',
+  'exit_password_key_id', 'setup_completed', 'reset_generation', 'updated_at',
+] as const;
 
+export const ASSESSMENT_SETTING_COLUMNS = ASSESSMENT_SETTING_FIELDS.map((field) => `s.${field} as s_${field}`).join(', ');
+export const COURSE_DEFAULTS_COLUMNS = COURSE_DEFAULTS_FIELDS.map((field) => `d.${field} as d_${field}`).join(', ');
 export const SETTINGS_COLUMNS = `${ASSESSMENT_SETTING_COLUMNS},${COURSE_DEFAULTS_COLUMNS}`;
 
 /**
@@ -94,6 +92,34 @@ export interface CourseDefaultsRow {
 
 /** Both rows of one assessment, as {@link settingsJoin} reads them. */
 export type SettingsRow = AssessmentSettingRow & CourseDefaultsRow;
+
+const SETTINGS_ROW_KEYS = [
+  ...ASSESSMENT_SETTING_FIELDS.map((field) => `s_${field}` as const),
+  ...COURSE_DEFAULTS_FIELDS.map((field) => `d_${field}` as const),
+];
+
+// The row types and the column lists name the same columns; a column added to one and not the other fails here.
+type SelectedKey = (typeof SETTINGS_ROW_KEYS)[number];
+const rowTypesMatchColumns: [SelectedKey, keyof SettingsRow] extends [keyof SettingsRow, SelectedKey] ? true : never = true;
+void rowTypesMatchColumns;
+
+/**
+ * A text that tells apart any two settings rows the codec could decode differently: every selected column, secrets as
+ * their ciphertexts. Columns a statement selects beside the settings (a token's) are not part of it.
+ */
+export function settingsRowKey(row: SettingsRow): string {
+  let key = '';
+  for (const column of SETTINGS_ROW_KEYS) key += `${cellKey(row[column])}\u0000`;
+  return key;
+}
+
+function cellKey(value: unknown): string {
+  if (value === null || value === undefined) return '-';
+  if (Buffer.isBuffer(value)) return `b${value.toString('base64')}`;
+  if (value instanceof Date) return `t${value.getTime()}`;
+  if (typeof value === 'object') return `j${JSON.stringify(value)}`;
+  return `${typeof value}:${String(value)}`;
+}
 
 const urlRulesSchema = z.array(exbUrlRuleSchema).max(EXB_POLICY_LIMITS.urlRules);
 const catalogSchema = z.array(externalToolConfigSchema).max(EXB_POLICY_LIMITS.catalogTools);

@@ -1,0 +1,107 @@
+import type { Pool } from 'pg';
+import { describe, expect, it, vi } from 'vitest';
+import { PolicyReader, type ExamPolicy } from '../../../src/domain/exam-browser/exam-policy.js';
+import { QuitTokens } from '../../../src/domain/exam-browser/quit-token.js';
+import { defaultAssessmentSettings } from '../../../src/domain/settings/model.js';
+import { SettingsCodec, settingsRowKey, type SettingsRow } from '../../../src/domain/settings/settings-codec.js';
+
+/** Student paths decode a settings row once per distinct row: the same row is not opened twice, a changed one always is. */
+
+const secret = Buffer.from('a test application secret of enough length', 'utf8');
+const codec = SettingsCodec.fromAppSecret(secret);
+
+function row(accessCode: string, overrides: Partial<SettingsRow> = {}): SettingsRow {
+  const setting = {
+    ...defaultAssessmentSettings('7', 'classicquiz_3'),
+    exbRequired: true,
+    enabled: true,
+    accessCode,
+    exitPasswordOverride: 'exit-1',
+    version: 1,
+  };
+  const encoded = codec.encodeAssessment(setting);
+  return {
+    s_course_id: '7',
+    s_content_id: 'classicquiz_3',
+    s_exb_required: true,
+    s_enabled: true,
+    s_access_code_sealed: encoded.accessCode.sealed,
+    s_access_code_key_id: encoded.accessCode.keyId,
+    s_uses_course_defaults: setting.usesCourseDefaults,
+    s_url_rules: encoded.urlRules,
+    s_external_tool_ids: encoded.externalToolIds,
+    s_quiz_only_tools: encoded.quizOnlyTools,
+    s_start_password_sealed: null,
+    s_start_password_key_id: null,
+    s_exit_password_sealed: encoded.exitPassword.sealed,
+    s_exit_password_key_id: encoded.exitPassword.keyId,
+    s_verification_status: encoded.verificationStatus,
+    s_updated_at: new Date('2030-01-02T03:04:05.000Z'),
+    s_version: 1,
+    d_course_id: null,
+    d_url_rules: null,
+    d_external_tools: null,
+    d_start_password_sealed: null,
+    d_start_password_key_id: null,
+    d_exit_password_sealed: null,
+    d_exit_password_key_id: null,
+    d_setup_completed: null,
+    d_reset_generation: null,
+    d_updated_at: null,
+    ...overrides,
+  };
+}
+
+function reader() {
+  const logger = { warn: vi.fn() };
+  const decode = vi.spyOn(codec, 'assessment');
+  decode.mockClear();
+  const policies = new PolicyReader({} as Pool, codec, {
+    baseUrl: 'https://exb.example.edu',
+    lmsUrl: 'https://lms.example.edu',
+    managedExitPassword: null,
+    additionalAllowedHosts: [],
+    quitTokens: QuitTokens.fromAppSecret(secret),
+  }, logger);
+  return { policies, decode, logger };
+}
+
+describe('the policy reader', () => {
+  it('decodes a row once, and again only when any column of it differs', () => {
+    const { policies, decode } = reader();
+    const first = row('code-1');
+    const policy = policies.read(first) as ExamPolicy;
+    expect(policy.accessCode).toBe('code-1');
+    // The same row read beside a token (as a grant or a download reads it) is the same row.
+    expect(policies.read({ ...first, token_fingerprint: 'f', token_payload: null } as SettingsRow)).toBe(policy);
+    expect(decode).toHaveBeenCalledTimes(1);
+
+    const regenerated = policies.read(row('code-2')) as ExamPolicy;
+    expect(regenerated.accessCode).toBe('code-2');
+    expect(regenerated.fingerprint).not.toBe(policy.fingerprint);
+    const disabled = policies.read({ ...first, s_enabled: false }) as ExamPolicy;
+    expect(disabled.active).toBe(false);
+    expect(decode).toHaveBeenCalledTimes(3);
+  });
+
+  it('never keeps an unreadable row: each read reports it again', () => {
+    const { policies, logger } = reader();
+    const broken = { ...row('code-1'), s_access_code_sealed: Buffer.from('not a ciphertext') };
+    expect(policies.read(broken)).toBe('unreadable');
+    expect(policies.read(broken)).toBe('unreadable');
+    expect(logger.warn).toHaveBeenCalledTimes(2);
+  });
+
+  it('keys rows by every selected column, whatever its type', () => {
+    const base = row('code-1');
+    const keys = [
+      base,
+      { ...base, s_version: 2 },
+      { ...base, s_updated_at: new Date('2030-01-02T03:04:06.000Z') },
+      { ...base, s_url_rules: [{ id: 'r1', match: 'exact', value: 'https://docs.example.edu/a', label: 'Docs' }] },
+      { ...base, d_course_id: '7' },
+      { ...base, s_version: '1' as unknown as number },
+    ].map(settingsRowKey);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});
