@@ -47,7 +47,7 @@ describe.runIf(browserAvailable())('Activity panel and audit trail in Chromium',
     const { app, lms } = s;
     await proveSeedContexts(lms, app.db.orm);
     const issued = lms.oauth.issueToken({ user: 3, scopes: APPLICATION_SCOPES, expiresIn: 3600 });
-    const oauth = createOAuthServices(app.config, app.db.orm, new OneTimeStore(app.db.orm, deriveKey(app.config.secrets.appSecret, 'one-time-store')), createLogger('silent'));
+    const oauth = createOAuthServices(app.config, app.db.orm, new OneTimeStore(app.db.pool, deriveKey(app.config.secrets.appSecret, 'one-time-store')), createLogger('silent'));
     await oauth.oauth.tokens.saveAuthorization({
       lmsUserId: '3',
       scopes: APPLICATION_SCOPES,

@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import { systemClock, type Clock } from '../clock.js';
 import { open, seal } from './aead.js';
 import { randomToken, sha256Hex } from './random-token.js';
@@ -16,10 +16,13 @@ export interface IssuedToken {
  *
  * The exam-browser flow keeps its own tokens apart (`exb_student_token`), because they are bound to an assessment and a
  * settings fingerprint and are spent in the same statement that reads that assessment's settings.
+ *
+ * Every student's launch writes, reads and claims a login state, so the statements are named (prepared once per
+ * connection) and go to the ORM's pool directly.
  */
 export class OneTimeStore {
   constructor(
-    private readonly orm: MikroORM,
+    private readonly pool: Pool,
     private readonly key: Buffer,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -29,54 +32,45 @@ export class OneTimeStore {
     const id = sha256Hex(token);
     const expiresAt = new Date(this.clock() + ttlSeconds * 1000);
     const sealed = seal(this.key, Buffer.from(JSON.stringify(payload), 'utf8'), `${purpose}:${id}`);
-    await this.orm.em
-      .getConnection()
-      .execute('insert into one_time_token (id, purpose, payload, expires_at) values (?, ?, ?, ?)', [
-        id,
-        purpose,
-        sealed,
-        expiresAt,
-      ]);
+    await this.pool.query({
+      name: 'one-time-token-issue',
+      text: 'insert into one_time_token (id, purpose, payload, expires_at) values ($1, $2, $3, $4)',
+      values: [id, purpose, sealed, expiresAt],
+    });
     return { token, expiresAt };
   }
 
   /** Reads an unexpired, unconsumed token without consuming it. */
   async peek<T>(purpose: string, token: string): Promise<T | null> {
     const id = sha256Hex(token);
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ payload: Buffer }[]>(
-        'select payload from one_time_token where id = ? and purpose = ? and consumed_at is null and expires_at > ?',
-        [id, purpose, new Date(this.clock())],
-      );
-    return this.unseal<T>(purpose, id, rows[0]?.payload);
+    const result = await this.pool.query<{ payload: Buffer }>({
+      name: 'one-time-token-peek',
+      text: 'select payload from one_time_token where id = $1 and purpose = $2 and consumed_at is null and expires_at > $3',
+      values: [id, purpose, new Date(this.clock())],
+    });
+    return this.unseal<T>(purpose, id, result.rows[0]?.payload);
   }
 
   /** Atomically marks the token consumed and returns its payload; `null` for unknown, expired or already used. */
   async consume<T>(purpose: string, token: string): Promise<T | null> {
     const id = sha256Hex(token);
     const now = new Date(this.clock());
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<{ payload: Buffer }[]>(
-        `update one_time_token set consumed_at = ?
-         where id = ? and purpose = ? and consumed_at is null and expires_at > ?
+    const result = await this.pool.query<{ payload: Buffer }>({
+      name: 'one-time-token-consume',
+      text: `update one_time_token set consumed_at = $1
+         where id = $2 and purpose = $3 and consumed_at is null and expires_at > $1
          returning payload`,
-        [now, id, purpose, now],
-      );
-    return this.unseal<T>(purpose, id, rows[0]?.payload);
+      values: [now, id, purpose],
+    });
+    return this.unseal<T>(purpose, id, result.rows[0]?.payload);
   }
 
   /** Deletes rows that can no longer be used; returns how many. */
   async purgeExpired(olderThanSeconds = 3600): Promise<number> {
-    const result = await this.orm.em
-      .getConnection()
-      .execute<{ affectedRows: number }>(
-        'delete from one_time_token where expires_at < ?',
-        [new Date(this.clock() - olderThanSeconds * 1000)],
-        'run',
-      );
-    return result.affectedRows;
+    const result = await this.pool.query('delete from one_time_token where expires_at < $1', [
+      new Date(this.clock() - olderThanSeconds * 1000),
+    ]);
+    return result.rowCount ?? 0;
   }
 
   private unseal<T>(purpose: string, id: string, sealed: Buffer | undefined): T | null {

@@ -134,7 +134,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     keySetClock,
     lms,
     msw,
-    states: new OneTimeStore(t.db.orm, deriveKey(secret, 'one-time-store')),
+    states: new OneTimeStore(t.db.pool, deriveKey(secret, 'one-time-store')),
     binder: new TransactionBinder(deriveKey(secret, 'transaction-binding')),
     requirement,
     async close() {

@@ -36,7 +36,7 @@ describe('OAuth popup tickets', () => {
 
   beforeAll(async () => {
     bed = await createOAuthTestbed();
-    states = new OAuthStateStore(new OneTimeStore(bed.t.db.orm, deriveKey(bed.t.config.secrets.appSecret, 'one-time-store')));
+    states = new OAuthStateStore(new OneTimeStore(bed.t.db.pool, deriveKey(bed.t.config.secrets.appSecret, 'one-time-store')));
   });
   afterAll(() => bed?.close());
   beforeEach(async () => {

@@ -24,7 +24,7 @@ describe('LMS OAuth authorization starts', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ env: OAUTH_ENV });
-    states = new OAuthStateStore(new OneTimeStore(t.db.orm, deriveKey(t.config.secrets.appSecret, 'one-time-store')));
+    states = new OAuthStateStore(new OneTimeStore(t.db.pool, deriveKey(t.config.secrets.appSecret, 'one-time-store')));
     tokens = createTokenRepository(t.config, t.db.orm, createLogger('silent'));
   });
   afterAll(() => t?.close());

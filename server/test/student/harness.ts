@@ -190,7 +190,7 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
     },
     async authorizeStudent(lmsUserId = 3, scopes = APPLICATION_SCOPES) {
       const issued = lms.oauth.issueToken({ user: lmsUserId, scopes, expiresIn: 3600 });
-      const oneTimeStore = new OneTimeStore(t.db.orm, deriveKey(config.secrets.appSecret, 'one-time-store'));
+      const oneTimeStore = new OneTimeStore(t.db.pool, deriveKey(config.secrets.appSecret, 'one-time-store'));
       const services = createOAuthServices(config, t.db.orm, oneTimeStore, createLogger('silent'), FAST_OAUTH);
       await services.oauth.tokens.saveAuthorization({
         lmsUserId: String(lmsUserId),

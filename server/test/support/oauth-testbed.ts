@@ -113,7 +113,7 @@ export async function createOAuthTestbed(options: OAuthTestbedOptions = {}): Pro
   await Promise.all([app.ready(), second.ready()]);
   const testApp: TestApp = { ...t, app };
   if (options.provenContexts !== false) await proveSeedContexts(lms, t.db.orm);
-  const oneTimeStore = new OneTimeStore(t.db.orm, deriveKey(t.config.secrets.appSecret, 'one-time-store'));
+  const oneTimeStore = new OneTimeStore(t.db.pool, deriveKey(t.config.secrets.appSecret, 'one-time-store'));
   return {
     lms,
     msw,
