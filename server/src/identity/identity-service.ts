@@ -55,7 +55,15 @@ export class IdentityService {
   /** Launch step after the role decision: `null` when nothing proven contradicts the principal. */
   async checkLaunch(principal: Principal): Promise<LaunchIdentityConflict | null> {
     const context = contextRefOf(principal);
-    const [users, check] = await Promise.all([this.users.userBindings(principal), this.bindings.checkContext(context)]);
+    // A proven binding never changes and binds its context and its id to each other alone, so once this process knows
+    // the context's id, a claimed id either is that id (proven, no conflict) or contradicts it; no query can say more.
+    const known = this.proven.get(cacheKey(context.issuer, context.kind, context.ltiContextId));
+    const [users, check] = await Promise.all([
+      this.users.userBindings(principal),
+      known === undefined
+        ? this.bindings.checkContext(context)
+        : { contextProven: known === context.lmsId, contextConflict: known !== context.lmsId },
+    ]);
     if (check.contextProven) this.remember(context);
     // The claimed user id is bound to another subject, or the subject to another user id.
     if (users.some((bound) => !sameUser(bound, principal))) return 'user';
