@@ -1,5 +1,5 @@
 import { constants, privateDecrypt, publicEncrypt, type KeyObject } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { constants as zlibConstants, gunzipSync, gzipSync } from 'node:zlib';
 import type { ExbCertificate } from './certificate.js';
 import { hashExamBrowserPassword } from './hash.js';
 import { rncryptorDecrypt, rncryptorEncrypt, rncryptorEncryptWithKeys, type RncryptorKeys } from './rncryptor.js';
@@ -78,7 +78,9 @@ export function writeContainer(xml: Uint8Array, options: WriteContainerOptions =
     block = withPrefix('pswd', rncryptorEncrypt(payload, options.password));
   }
   if (options.certificate !== undefined) block = publicKeyBlock(block, options.certificate);
-  return gzipSync(block);
+  // The outer layer wraps data that is already compressed or encrypted: stored blocks, valid gzip for every reader,
+  // without a deflate search that finds nothing.
+  return gzipSync(block, { level: zlibConstants.Z_NO_COMPRESSION });
 }
 
 function publicKeyBlock(inner: Buffer, certificate: ExbCertificate): Buffer {
