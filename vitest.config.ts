@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { asyncContextFrameFlags } from './server/src/node-flags.ts';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -18,6 +19,8 @@ export default defineConfig({
     ],
   },
   test: {
+    // The test workers run with production's async-context mode (`server/src/node-flags.ts`).
+    execArgv: asyncContextFrameFlags(process.versions.node),
     globalSetup: [here('./test-support/global-setup.ts')],
     reporters: ['default', here('./test-support/summary-reporter.ts')],
     testTimeout: 30_000,

@@ -5,18 +5,8 @@ import { ConfigError, loadConfig, type AppConfig, type ConfigOptions } from './c
 import { openDatabase } from './db/orm.js';
 import { createLogger } from './logger.js';
 
-/**
- * The Node flags production starts the service with: `node --max-old-space-size=512 server/dist/main.js`.
- *
- * The service keeps 45 to 70 MB of live JavaScript objects, however many students start. Without a limit, Node on a
- * machine with more than 16 GB of memory sizes the old generation for 4 GB, and V8 then lets it grow to up to four
- * times the live size between full collections; an exam start's garbage (and the buffers it holds) therefore pushed
- * the process to 300 to 350 MB RSS, which stays resident once reached. With a 512 MB limit V8 grows the heap by at
- * most about 1.4 times the live size, and the same start peaks near 200 MB at no measurable CPU cost (`npm run bench
- * -- student`). 512 MB is still about eight times the live heap; an instance with unusually large administrator
- * workloads can raise it.
- */
-export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-old-space-size=512'];
+/** The flags production starts the service with, and why: `node-flags.ts`. */
+export { PRODUCTION_NODE_FLAGS } from './node-flags.js';
 
 export interface RunningServer {
   url: string;

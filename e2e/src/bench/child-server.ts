@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PRODUCTION_NODE_FLAGS } from '@exb/server/main.js';
+import { PRODUCTION_NODE_FLAGS } from '@exb/server/node-flags.js';
 import type { LoadResult } from './load.js';
 import type { MemoryPhase, ServerRequest, ServerSeed } from './server-process.js';
 
