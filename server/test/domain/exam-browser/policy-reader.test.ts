@@ -4,6 +4,7 @@ import { PolicyReader, type ExamPolicy } from '../../../src/domain/exam-browser/
 import { QuitTokens } from '../../../src/domain/exam-browser/quit-token.js';
 import { defaultAssessmentSettings } from '../../../src/domain/settings/model.js';
 import { SettingsCodec, settingsRowKey, type SettingsRow } from '../../../src/domain/settings/settings-codec.js';
+import { storedAssessmentRow } from '../../support/settings-rows.js';
 
 /** Student paths decode a settings row once per distinct row: the same row is not opened twice, a changed one always is. */
 
@@ -21,23 +22,7 @@ function row(accessCode: string, overrides: Partial<SettingsRow> = {}): Settings
   };
   const encoded = codec.encodeAssessment(setting);
   return {
-    s_course_id: '7',
-    s_content_id: 'classicquiz_3',
-    s_exb_required: true,
-    s_enabled: true,
-    s_access_code_sealed: encoded.accessCode.sealed,
-    s_access_code_key_id: encoded.accessCode.keyId,
-    s_uses_course_defaults: setting.usesCourseDefaults,
-    s_url_rules: encoded.urlRules,
-    s_external_tool_ids: encoded.externalToolIds,
-    s_quiz_only_tools: encoded.quizOnlyTools,
-    s_start_password_sealed: null,
-    s_start_password_key_id: null,
-    s_exit_password_sealed: encoded.exitPassword.sealed,
-    s_exit_password_key_id: encoded.exitPassword.keyId,
-    s_verification_status: encoded.verificationStatus,
-    s_updated_at: new Date('2030-01-02T03:04:05.000Z'),
-    s_version: 1,
+    ...storedAssessmentRow(setting, encoded, { s_updated_at: new Date('2030-01-02T03:04:05.000Z') }),
     d_course_id: null,
     d_url_rules: null,
     d_external_tools: null,

@@ -8,6 +8,7 @@ import {
   type CourseDefaultsRow,
   type EncodedAssessmentSetting,
 } from '../../../src/domain/settings/settings-codec.js';
+import { storedAssessmentRow } from '../../support/settings-rows.js';
 
 const codec = SettingsCodec.fromAppSecret(Buffer.from('a test application secret of enough length', 'utf8'));
 
@@ -23,26 +24,7 @@ const setting = {
 
 /** The row a statement selecting the codec's columns reads back for an encoded setting. */
 function storedRow(encoded: EncodedAssessmentSetting, overrides: Partial<AssessmentSettingRow> = {}): AssessmentSettingRow {
-  return {
-    s_course_id: setting.courseId,
-    s_content_id: setting.contentId,
-    s_exb_required: setting.exbRequired,
-    s_enabled: setting.enabled,
-    s_access_code_sealed: encoded.accessCode.sealed,
-    s_access_code_key_id: encoded.accessCode.keyId,
-    s_uses_course_defaults: setting.usesCourseDefaults,
-    s_url_rules: encoded.urlRules,
-    s_external_tool_ids: encoded.externalToolIds,
-    s_quiz_only_tools: encoded.quizOnlyTools,
-    s_start_password_sealed: encoded.startPassword.sealed,
-    s_start_password_key_id: encoded.startPassword.keyId,
-    s_exit_password_sealed: encoded.exitPassword.sealed,
-    s_exit_password_key_id: encoded.exitPassword.keyId,
-    s_verification_status: encoded.verificationStatus,
-    s_updated_at: '2030-01-02T03:04:05.000Z',
-    s_version: setting.version,
-    ...overrides,
-  };
+  return storedAssessmentRow(setting, encoded, overrides);
 }
 
 describe('settings codec', () => {
