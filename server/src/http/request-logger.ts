@@ -41,8 +41,8 @@ function lazyPrototype(parent: FastifyBaseLogger): object {
   const real = (self: LazyLogger): FastifyBaseLogger => (self[CHILD] ??= parent.child(self[BINDINGS]));
   for (const level of LEVELS) {
     prototype[level] = function (this: LazyLogger, ...args: unknown[]) {
-      // A level the parent does not write costs nothing, as with a real child.
-      if (level !== 'silent' && !(parent as unknown as Logger).isLevelEnabled(level)) return;
+      // A level the parent does not write (and `silent`, which writes nothing) costs nothing, as with a real child.
+      if (level === 'silent' || !(parent as unknown as Logger).isLevelEnabled(level)) return;
       return (real(this)[level] as (...values: unknown[]) => void)(...args);
     };
   }
