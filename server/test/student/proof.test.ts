@@ -1,6 +1,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { ActivityCounters } from '../../src/domain/activity/activity-counters.js';
 import { createLogger } from '../../src/logger.js';
 import { configKeyHashFor } from '../../../e2e/src/exb-simulator/index.js';
 import {
@@ -35,8 +36,8 @@ function expectSensitive(response: LightMyRequestResponse): void {
 
 const proofTokenOf = (response: LightMyRequestResponse) => (response.json() as { proofToken: string }).proofToken;
 
-async function provenToken(contentId: string): Promise<string> {
-  const { opened } = await h.start(student(), contentId);
+async function provenToken(contentId: string, principal = student()): Promise<string> {
+  const { opened } = await h.start(principal, contentId);
   const proof = await h.prove(contentId, opened.configKey);
   expect(proof.statusCode, proof.body).toBe(200);
   return proofTokenOf(proof);
@@ -297,6 +298,41 @@ describe('POST /api/exb/access-code/:courseId/:quizId', () => {
     const disabled = await provenToken('classicquiz_721');
     await h.update('classicquiz_721', () => ({ enabled: false }));
     expect((await h.redeem('classicquiz_721', disabled)).statusCode).toBe(403);
+  });
+
+  it('leaves no exit grant and no counted release behind a refused redemption, and keeps the last release time', async () => {
+    const contentId = 'classicquiz_722';
+    // A student of its own, so these starts leave the other tests' per-principal budget alone.
+    const principal = student({ lmsUserId: '4' });
+    await h.authorizeStudent(4);
+    await h.enforce(contentId);
+    const released = await h.redeem(contentId, await provenToken(contentId, principal));
+    expect(released.statusCode).toBe(200);
+    const counters = new ActivityCounters(h.t.db.orm);
+    const afterRelease = await counters.read(COURSE, contentId);
+    expect(afterRelease.releases.count).toBe(1);
+
+    // The statement issues a grant for a setting that SQL sees as releasable; the changed fingerprint refuses it after.
+    h.clock.advance(5);
+    try {
+      const stale = await provenToken(contentId, principal);
+      await h.update(contentId, () => ({ usesCourseDefaults: false, urlRules: [{ match: 'exact', value: 'https://notes.example.edu/other' }] }));
+      expect((await h.redeem(contentId, stale)).statusCode).toBe(403);
+      const regenerated = await provenToken(contentId, principal);
+      await h.update(contentId, () => ({ accessCode: 'fresh-code-2' }));
+      expect((await h.redeem(contentId, regenerated)).statusCode).toBe(403);
+    } finally {
+      h.clock.advance(-5);
+    }
+
+    const after = await counters.read(COURSE, contentId);
+    expect(after.proofs.count).toBe(3);
+    expect(after.releases).toEqual(afterRelease.releases);
+    const grants = await h.t.db.pool.query(
+      `select count(*)::int as n from exb_student_token where purpose = 'exit-grant' and course_id = $1 and content_id = $2`,
+      [COURSE, contentId],
+    );
+    expect(grants.rows[0].n).toBe(1);
   });
 
   it('binds the proof to its course and content: elsewhere it is refused (403) or there is no setting (404)', async () => {

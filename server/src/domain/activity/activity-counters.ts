@@ -31,6 +31,35 @@ export function countActivitySql(kind: ActivityKind, values: { course: string; c
         set ${count} = a.${count} + 1, ${last} = greatest(a.${last}, excluded.${last})`;
 }
 
+/**
+ * The redemption's upsert: the proof is counted for every row of `from`, and the release (with its time) when
+ * `released`, an SQL expression over `from`, is `1` rather than `0`. One upsert for both: two upserts of the same row in
+ * one statement are not allowed.
+ */
+export function countProofAndReleaseSql(values: { course: string; content: string; at: string }, released: string, from: string): string {
+  const proof = COLUMNS.proof;
+  const release = COLUMNS.release;
+  return `insert into exb_assessment_activity as a (course_id, content_id, ${proof.count}, ${proof.last}, ${release.count}, ${release.last})
+      select ${values.course}::text, ${values.content}::text, 1, ${values.at}::timestamptz, ${released},
+             case when ${released} > 0 then ${values.at}::timestamptz end ${from}
+      on conflict (course_id, content_id) do update
+        set ${proof.count} = a.${proof.count} + 1, ${proof.last} = greatest(a.${proof.last}, excluded.${proof.last}),
+            ${release.count} = a.${release.count} + excluded.${release.count},
+            ${release.last} = greatest(a.${release.last}, excluded.${release.last})`;
+}
+
+/**
+ * Takes back one counted release that was withdrawn (`ProofRedemption`'s rare refusal after the statement): the count
+ * drops by one, and the last release time returns to `prior` unless a later release moved it on since.
+ */
+export function withdrawReleaseSql(values: { course: string; content: string; at: string; prior: string }, condition: string): string {
+  const { count, last } = COLUMNS.release;
+  return `update exb_assessment_activity a
+        set ${count} = greatest(a.${count} - 1, 0),
+            ${last} = case when a.${last} = ${values.at}::timestamptz then ${values.prior}::timestamptz else a.${last} end
+      where a.course_id = ${values.course}::text and a.content_id = ${values.content}::text and ${condition}`;
+}
+
 const countSchema = z.object({ count: z.number().int().nonnegative(), lastAt: z.iso.datetime().nullable() });
 export const assessmentActivitySchema = z.object({
   downloads: countSchema,

@@ -18,10 +18,11 @@ import type { ExamTokenStore } from './token-store.js';
  * A proof yields a one-time token bound to course, content and fingerprint; it is signed, not stored
  * (`proof-token.ts`), so a proof costs no database write.
  *
- * Redemption: the token's signature and expiry are checked in process, then it is spent (one conditional insert of its
- * id) in the statement that reads the current setting, and the code is released only if the setting is still fully
- * active under the same fingerprint (a regenerated code or any policy change retires every proof). Spending and
- * issuing the exit grant are one transaction, so a failed write never costs the proof.
+ * Redemption: the token's signature and expiry are checked in process, then one statement spends it (a conditional
+ * insert of its id), issues the exit grant, counts both steps and reads the current setting: one round trip, and one
+ * transaction, so a failed write never costs the proof. The code is released only if the setting is still fully active
+ * under the same fingerprint (a regenerated code or any policy change retires every proof); a grant the statement
+ * issued for a setting refused here is withdrawn.
  */
 
 export const PROOF_TOKEN_TTL_SECONDS = 120;
@@ -107,23 +108,17 @@ export class ProofRedemption {
     if (signed === 'absent') return { ok: false, reason: 'not-found' };
     if (signed === null || signed.expiresAt <= this.options.clock()) return { ok: false, reason: 'invalid' };
     const { fingerprint, expiresAt } = signed;
-    // The proof is spent together with the exit grant's insert: when that write fails, the proof stays usable.
-    return store.transaction(async (db) => {
-      const read = await store.spendStateless('access-proof', proofToken, { courseId, contentId, fingerprint }, expiresAt, db, 'proof');
-      const current = reader.read(read.settings);
-      if (current === 'absent') return { ok: false, reason: 'not-found' } as const;
-      const policy = activePolicy(current);
-      if (read.token === null || policy === null || policy.accessCode === null) {
-        return { ok: false, reason: 'invalid' } as const;
-      }
-      if (policy.fingerprint !== read.token.fingerprint) return { ok: false, reason: 'invalid' } as const;
-      const [exit] = await store.issue(
-        [{ purpose: 'exit-grant', courseId, contentId, fingerprint: policy.fingerprint, ttlSeconds: EXIT_GRANT_TTL_SECONDS }],
-        db,
-        'release',
-      );
-      return { ok: true, accessCode: policy.accessCode, exitGrant: exit!.token, tools: approvedTools(policy.effective) };
-    });
+    const spent = await store.spendProofAndRelease(proofToken, { courseId, contentId, fingerprint }, expiresAt, EXIT_GRANT_TTL_SECONDS);
+    const current = reader.read(spent.settings);
+    const policy = current === 'absent' ? null : activePolicy(current);
+    const { exit } = spent;
+    if (exit !== null && policy !== null && policy.accessCode !== null && policy.fingerprint === spent.token?.fingerprint) {
+      return { ok: true, accessCode: policy.accessCode, exitGrant: exit.token, tools: approvedTools(policy.effective) };
+    }
+    // The statement decides on what SQL can see; a setting that changed since the proof, or whose code cannot be opened,
+    // is refused here, and a grant issued for it is taken back.
+    if (exit !== null) await store.withdrawRelease(exit);
+    return { ok: false, reason: current === 'absent' ? 'not-found' : 'invalid' };
   }
 
   /**

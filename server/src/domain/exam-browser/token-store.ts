@@ -1,11 +1,11 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import type { Clock } from '../../clock.js';
-import { inTransaction, type Queryable, type SqlOnClient } from '../../db/pg-transaction.js';
-import { countActivitySql, type ActivityKind } from '../activity/activity-counters.js';
+import type { SqlOnClient } from '../../db/pg-transaction.js';
+import { countActivitySql, countProofAndReleaseSql, withdrawReleaseSql, type ActivityKind } from '../activity/activity-counters.js';
 import { open, seal } from '../../security/aead.js';
 import { randomToken, sha256Hex } from '../../security/random-token.js';
 import { OpenedConfigKeys } from './opened-config-keys.js';
-import { SETTING_MAY_REQUIRE_EXAM_BROWSER, SETTINGS_COLUMNS, settingsJoin, type SettingsRow } from '../settings/settings-codec.js';
+import { SETTING_MAY_RELEASE_CODE, SETTING_MAY_REQUIRE_EXAM_BROWSER, SETTINGS_COLUMNS, settingsJoin, type SettingsRow } from '../settings/settings-codec.js';
 import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
 
 /**
@@ -18,8 +18,8 @@ import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
  *
  * Every expiry is compared with the service clock passed as a parameter (`expires_at > $now`), so lifetimes are
  * exact and a test can move time. Consuming is one conditional UPDATE: of any number of parallel requests on any
- * number of instances exactly one gets the row. A consumption that goes with further writes runs with them in one
- * transaction (`transaction`, and the statements' optional `db`), so a failed write never leaves a token spent.
+ * number of instances exactly one gets the row. A consumption that goes with further writes makes them in the same
+ * statement (data-modifying CTEs), so a failed write never leaves a token spent and costs no further round trip.
  */
 
 /**
@@ -50,6 +50,15 @@ export interface IssuedExamToken {
   readonly expiresAt: Date;
 }
 
+/** A release's exit grant as the redemption's statement issued it, with what {@link ExamTokenStore.withdrawRelease} needs. */
+export interface IssuedRelease extends IssuedExamToken {
+  readonly courseId: string;
+  readonly contentId: string;
+  readonly releasedAt: Date;
+  /** The assessment's last release time before this one. */
+  readonly priorReleaseAt: Date | null;
+}
+
 /** A token row read beside its assessment's settings; `null` when the token is unknown, expired, consumed or bound elsewhere. */
 export interface TokenRead<T> {
   readonly token: { readonly fingerprint: string; readonly payload: T | null } | null;
@@ -77,16 +86,8 @@ export class ExamTokenStore {
     this.configKeys = new OpenedConfigKeys(pool, deriveExamBrowserKey(appSecret, 'config-key'), clock);
   }
 
-  /** Runs `work` in one transaction; pass the client it gets as `db` to the statements that belong together. */
-  transaction<T>(work: (db: PoolClient) => Promise<T>): Promise<T> {
-    return inTransaction(this.pool, work);
-  }
-
-  /**
-   * Inserts all tokens in one statement and returns them in the same order. With `count`, the same statement counts
-   * that step of the assessment's activity (a single token's issue only: the proof, the release's exit grant).
-   */
-  async issue(tokens: readonly NewExamToken[], db: Queryable = this.pool, count?: ActivityKind): Promise<IssuedExamToken[]> {
+  /** Inserts all tokens in one statement and returns them in the same order. */
+  async issue(tokens: readonly NewExamToken[]): Promise<IssuedExamToken[]> {
     const now = this.clock();
     const values: unknown[] = [];
     const rows: string[] = [];
@@ -103,14 +104,10 @@ export class ExamTokenStore {
       values.push(id, spec.purpose, spec.courseId, spec.contentId, spec.fingerprint, payload, expiresAt);
       return { token, expiresAt };
     });
-    const insert = `insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at)
-       values ${rows.join(', ')}`;
-    if (count === undefined) await db.query(insert, values);
-    else {
-      const at = `$${values.length + 1}`;
-      const counted = countActivitySql(count, { course: 'course_id', content: 'content_id', at }, 'from issued limit 1');
-      await db.query(`with issued as (${insert} returning course_id, content_id) ${counted}`, [...values, new Date(now)]);
-    }
+    await this.pool.query(
+      `insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at) values ${rows.join(', ')}`,
+      values,
+    );
     return issued;
   }
 
@@ -142,67 +139,70 @@ export class ExamTokenStore {
   }
 
   /**
-   * Consumes an unexpired, unconsumed token of this course and content and reads the policy, in one statement. The
-   * token is spent even when the caller then finds the policy changed: a stale token is worthless anyway.
+   * The redemption's one statement. Spends a proof token (`proof-token.ts`, already verified) by recording its id: a
+   * conditional insert, so of any number of parallel spends on any number of instances exactly one gets the row. Where
+   * it does and the setting may still release a code (enabled, requiring the exam browser, with a code), the same
+   * statement issues the release's exit grant and counts the proof and the release; it reads the policy beside them.
+   * One statement is one transaction: when any of its writes fails, the proof stays unspent. `token` in the answer is
+   * `null` when the proof was spent before; `exit` is `null` when no grant was issued. The caller decides on the decoded
+   * policy and hands back, with {@link withdrawRelease}, a grant issued for a setting it then refuses.
    */
-  async consumeWithPolicy<T>(
-    purpose: ExamTokenPurpose,
-    token: string,
-    courseId: string,
-    contentId: string,
-    db: Queryable = this.pool,
-  ): Promise<TokenRead<T>> {
-    const id = sha256Hex(token);
-    const result = await db.query<SettingsRow & TokenColumns>({
-      name: 'exb-student-token-consume',
-      text: `with consumed as (
-          update exb_student_token set consumed_at = $5
-           where id = $1 and purpose = $2 and course_id = $3 and content_id = $4
-             and consumed_at is null and expires_at > $5
-          returning fingerprint, payload
-        )
-        select c.fingerprint as token_fingerprint, c.payload as token_payload, ${SETTINGS_COLUMNS}
-        from (select 1) as one
-        left join consumed c on true
-        ${SETTINGS_JOIN}`,
-      values: [id, purpose, courseId, contentId, new Date(this.clock())],
-    });
-    return this.tokenRead<T>(id, purpose, courseId, contentId, result.rows[0]!);
-  }
-
-  /**
-   * Spends a stateless token (a proof token, `proof-token.ts`, already verified) by recording its id, and reads the
-   * policy, in one statement: a conditional insert, so of any number of parallel spends on any number of instances
-   * exactly one gets the row. `token` in the answer is `null` when it was spent before. The row expires with the token
-   * and is purged like every other.
-   */
-  async spendStateless(
-    purpose: ExamTokenPurpose,
+  async spendProofAndRelease(
     token: string,
     binding: { courseId: string; contentId: string; fingerprint: string },
     expiresAt: number,
-    db: Queryable = this.pool,
-    count?: ActivityKind,
-  ): Promise<TokenRead<never>> {
+    exitTtlSeconds: number,
+  ): Promise<{ token: { fingerprint: string } | null; settings: SettingsRow; exit: IssuedRelease | null }> {
     const id = sha256Hex(token);
-    // A stateless token is first written when it is spent, so that is where it is counted, in the same statement.
-    const counted = count === undefined ? '' : `, counted as (${countActivitySql(count, { course: '$3', content: '$4', at: '$7' }, 'from spent')})`;
-    const result = await db.query<SettingsRow & TokenColumns>({
-      name: `exb-student-token-spend-stateless${count === undefined ? '' : `-${count}`}`,
+    const exitToken = randomToken();
+    const now = this.clock();
+    const exitExpiresAt = new Date(now + exitTtlSeconds * 1000);
+    const result = await this.pool.query<SettingsRow & TokenColumns & { released: boolean; prior_release_at: Date | null }>({
+      name: 'exb-student-token-spend-proof-and-release',
       text: `with spent as (
           insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at, consumed_at)
-          values ($1, $2, $3, $4, $5, $6, $7)
+          values ($1, 'access-proof', $3, $4, $5, $6, $7)
           on conflict (id) do nothing
           returning fingerprint
-        )${counted}
-        select sp.fingerprint as token_fingerprint, null::bytea as token_payload, ${SETTINGS_COLUMNS}
+        ),
+        released as (
+          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at)
+          select $2, 'exit-grant', $3, $4, $5, $8 from spent
+           where exists (select 1 from assessment_setting s where s.course_id = $3 and s.content_id = $4
+             and ${SETTING_MAY_RELEASE_CODE})
+          returning id
+        ),
+        counted as (${countProofAndReleaseSql({ course: '$3', content: '$4', at: '$7' }, 'r.n', 'from spent cross join (select count(*)::int as n from released) as r')})
+        select sp.fingerprint as token_fingerprint, null::bytea as token_payload,
+               exists (select 1 from released) as released,
+               (select last_release_at from exb_assessment_activity where course_id = $3 and content_id = $4) as prior_release_at,
+               ${SETTINGS_COLUMNS}
         from (select 1) as one
         left join spent sp on true
         ${SETTINGS_JOIN}`,
-      values: [id, purpose, binding.courseId, binding.contentId, binding.fingerprint, new Date(expiresAt), new Date(this.clock())],
+      values: [id, sha256Hex(exitToken), binding.courseId, binding.contentId, binding.fingerprint, new Date(expiresAt), new Date(now), exitExpiresAt],
     });
     const row = result.rows[0]!;
-    return { token: row.token_fingerprint === null ? null : { fingerprint: row.token_fingerprint, payload: null }, settings: row };
+    return {
+      token: row.token_fingerprint === null ? null : { fingerprint: row.token_fingerprint },
+      settings: row,
+      exit: row.released
+        ? { token: exitToken, expiresAt: exitExpiresAt, courseId: binding.courseId, contentId: binding.contentId, releasedAt: new Date(now), priorReleaseAt: row.prior_release_at }
+        : null,
+    };
+  }
+
+  /**
+   * The compensation of {@link spendProofAndRelease} for a grant whose setting the caller refuses after all (it changed
+   * since the proof, or its code cannot be opened): deletes the never-revealed exit grant and takes back its counted
+   * release, in one statement. The proof stays spent, as a refused redemption spends it.
+   */
+  async withdrawRelease(exit: IssuedRelease): Promise<void> {
+    await this.pool.query(
+      `with withdrawn as (delete from exb_student_token where id = $1 and purpose = 'exit-grant' returning id)
+       ${withdrawReleaseSql({ course: '$2', content: '$3', at: '$4', prior: '$5' }, 'exists (select 1 from withdrawn)')}`,
+      [sha256Hex(exit.token), exit.courseId, exit.contentId, exit.releasedAt, exit.priorReleaseAt],
+    );
   }
 
   /**

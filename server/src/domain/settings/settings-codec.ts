@@ -56,6 +56,9 @@ export function settingsJoin(course: string, content: string): string {
 /** The settings of `s` can require the exam browser (the full rule is `ExamPolicy.active`, applied after decoding). */
 export const SETTING_MAY_REQUIRE_EXAM_BROWSER = 's.enabled and s.exb_required';
 
+/** The settings of `s` can release an access code: they may require the exam browser and hold a code. */
+export const SETTING_MAY_RELEASE_CODE = `${SETTING_MAY_REQUIRE_EXAM_BROWSER} and s.access_code_sealed is not null`;
+
 /** Columns are `null` where the row is absent (a left join). */
 export interface AssessmentSettingRow {
   s_course_id: string | null;
