@@ -246,6 +246,24 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
     expect((await h.app.inject({ method: 'GET', url: disabled })).statusCode).toBe(403);
   });
 
+  it('downloads nothing for a grant minted on a second-old policy just before another instance disabled enforcement', async () => {
+    await h.enforce('classicquiz_823');
+    // This process now holds the policy for up to a second (`RECENT_POLICY_MAX_AGE_MS`).
+    await mint('classicquiz_823');
+    // Another instance switches enforcement off: the row changes, this process hears nothing of it.
+    await h.t.db.pool.query(`update assessment_setting set enabled = false where course_id = $1 and content_id = $2`, [COURSE, 'classicquiz_823']);
+    const grant = await h.grant(student(), 'classicquiz_823');
+    // Within the second the grant is minted from what this process read; past it, the grant itself is refused.
+    expect([200, 404]).toContain(grant.statusCode);
+    if (grant.statusCode === 200) {
+      const path = downloadPathOf((grant.json() as { exbLaunchUrl: string }).exbLaunchUrl);
+      expect((await h.app.inject({ method: 'HEAD', url: path })).statusCode).toBe(403);
+      const download = await h.app.inject({ method: 'GET', url: path });
+      expect(download.statusCode).toBe(403);
+      expect(download.json()).toMatchObject({ error_code: 'EXB_CONFIG_GRANT_INVALID' });
+    }
+  });
+
   it('binds the grant to its course and content id', async () => {
     await h.enforce('classicquiz_822');
     const launch = await mint(QUIZ);

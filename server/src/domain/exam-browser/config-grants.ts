@@ -10,7 +10,7 @@ import { grantBelongsTo, isAccessTokenFresh } from '../../oauth/access-tokens.js
 import type { LmsTokenRepository } from '../../oauth/token-repository.js';
 import { randomToken } from '../../security/random-token.js';
 import { ConfigurationUnavailableError, type ExamConfigurations } from './configuration.js';
-import { activePolicy, type PolicyReader } from './exam-policy.js';
+import { activePolicy, RECENT_POLICY_MAX_AGE_MS, type PolicyReader } from './exam-policy.js';
 import { EXIT_GRANT_TTL_SECONDS } from './proof-redemption.js';
 import type { ExamTokenStore } from './token-store.js';
 
@@ -103,7 +103,9 @@ export class ConfigGrants {
     const { courseId } = principal;
     // The course id came from a custom field: until the LMS proved it for the signed context, it names nothing.
     if (!(await this.options.identity.contextProven(principal))) return { ok: false, reason: 'course-unproven' };
-    const policy = activePolicy(await this.options.reader.load(courseId, contentId));
+    // A second-old policy is good enough here: the grant is bound to its fingerprint, which the download compares with
+    // the setting it reads, so a grant minted just before a change downloads nothing.
+    const policy = activePolicy(await this.options.reader.loadRecent(courseId, contentId, RECENT_POLICY_MAX_AGE_MS));
     if (policy === null) return { ok: false, reason: 'unavailable' };
     try {
       // Validates the policy once per fingerprint: a grant is never handed out for a configuration that cannot be built.

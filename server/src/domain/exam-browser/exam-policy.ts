@@ -53,6 +53,12 @@ const RECENT_MAX = 20_000;
 /** Decoded settings rows a process keeps; a rollout's worth of assessments, each with a few versions. */
 const DECODED_MAX = 5_000;
 
+/**
+ * How old a policy may be for {@link PolicyReader.loadRecent}: at an exam's start a class proves and asks for grants
+ * on one quiz within seconds, and a second-old read answers all but the first of them without a query.
+ */
+export const RECENT_POLICY_MAX_AGE_MS = 1_000;
+
 export class PolicyReader {
   private readonly recent = new Map<string, { read: PolicyRead; until: number; generation: number }>();
   /**

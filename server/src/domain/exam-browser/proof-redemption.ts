@@ -1,7 +1,7 @@
 import { hash, timingSafeEqual } from 'node:crypto';
 import { approvedTools } from '../settings/effective-settings.js';
 import { ConfigurationUnavailableError, type ExamConfigurations } from './configuration.js';
-import { activePolicy, type PolicyReader, type ExamPolicy } from './exam-policy.js';
+import { activePolicy, RECENT_POLICY_MAX_AGE_MS, type PolicyReader, type ExamPolicy } from './exam-policy.js';
 import type { Clock } from '../../clock.js';
 import type { ProofTokens } from './proof-token.js';
 import type { ExamTokenStore } from './token-store.js';
@@ -52,8 +52,6 @@ export interface ProofRedemptionOptions {
 /** Assessments whose last seen fingerprint a process keeps for verifying proof tokens without a query. */
 const RECENT_FINGERPRINTS_MAX = 20_000;
 
-/** How old a policy a proof may be decided on (`PolicyReader.loadRecent`). */
-const PROOF_POLICY_MAX_AGE_MS = 1_000;
 /** Assessment and page pairs whose key hashes a process keeps, and how many stale hashes one may hold. */
 const HASH_INDEXES_MAX = 2_000;
 const HASH_INDEX_SLACK = 1_000;
@@ -78,7 +76,7 @@ export class ProofRedemption {
     const { store } = this.options;
     // A second-old policy is good enough here: the token is bound to its fingerprint, which the redemption compares
     // with the setting it reads.
-    const read = await this.options.reader.loadRecent(courseId, contentId, PROOF_POLICY_MAX_AGE_MS);
+    const read = await this.options.reader.loadRecent(courseId, contentId, RECENT_POLICY_MAX_AGE_MS);
     if (read === 'absent') return { ok: false, reason: 'not-found' };
     const policy = activePolicy(read);
     if (policy === null) return { ok: false, reason: 'invalid' };
