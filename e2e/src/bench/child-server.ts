@@ -59,6 +59,11 @@ export class ServerProcess {
     return { micros: usage.cpu.user + usage.cpu.system, maxRssKb: usage.maxRssKb };
   }
 
+  /** Statements the service has sent to PostgreSQL so far. */
+  statements(): Promise<number> {
+    return this.call<number>({ type: 'statements' });
+  }
+
   /** Ends a memory phase in the service process: its memory now and the highest seen since the last phase ended. */
   memory(phase: string): Promise<MemoryPhase> {
     return this.call<MemoryPhase>({ type: 'memory', phase });

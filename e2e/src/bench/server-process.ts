@@ -24,11 +24,13 @@ import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
  * Fastify 5 server: a JSON route and a static string route) or `service` (the service as production runs it, from the
  * environment the parent passes, with its log written synchronously to a file). Speaks to the parent over IPC:
  * `cpu` answers `process.cpuUsage()` and the peak RSS, `memory` the memory of a phase of the run; the service also
- * mints one-time tokens for the windows that measure one step alone.
+ * mints one-time tokens for the windows that measure one step alone, and `statements` answers how many statements it
+ * has sent to PostgreSQL so far (each one a round trip).
  */
 
 export type ServerRequest =
   | { id: number; type: 'cpu' }
+  | { id: number; type: 'statements' }
   | { id: number; type: 'memory'; phase: string }
   | { id: number; type: 'mint'; purpose: 'config-grant' | 'access-proof'; contentId: string; count: number; payload?: unknown }
   | { id: number; type: 'stop' };
@@ -69,6 +71,7 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
   );
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   await db.migrate();
+  const statements = countStatements(db.pool);
   const budget = seed.budget;
   const app = await buildApp({
     config,
@@ -132,6 +135,8 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
     port: config.port,
     handle: async (request) => {
       switch (request.type) {
+        case 'statements':
+          return statements.count;
         case 'mint': {
           const policy = await services.loadPolicy(seed.courseId, request.contentId);
           if (policy === null || !policy.active) throw new Error(`${request.contentId} is not enforced`);
@@ -162,6 +167,22 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
       }
     },
   };
+}
+
+/**
+ * Counts every statement the pool's connections send (the ORM's, the named hot statements, `begin` and `commit`): a
+ * figure that, unlike CPU time, does not vary from run to run.
+ */
+function countStatements(pool: object): { readonly count: number } {
+  const counter = { count: 0 };
+  // pg's pool makes its connections from the client class it keeps as `Client`.
+  const { prototype } = (pool as { Client: { prototype: { query: (...args: unknown[]) => unknown } } }).Client;
+  const query = prototype.query;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    counter.count += 1;
+    return query.apply(this, args);
+  };
+  return counter;
 }
 
 /** Memory of this process in megabytes, as `process.memoryUsage()` reports it. */

@@ -15,6 +15,12 @@ export function formatStudentBench(result: StudentBenchResult): string {
   if (result.startSteps !== undefined) {
     lines.push(`  whole start by step, server cpu: ${result.startSteps.map(({ step, cpuMicros }) => `${step} ${cpuMicros.toFixed(0)} µs`).join(', ')}`);
   }
+  const statements = result.statementsPerStart;
+  const statementCount = statements.reduce((sum, { statements: n }) => sum + n, 0);
+  lines.push(
+    `database statements per start: ${statementCount} ` +
+      `(${statements.map(({ step, statements: n }) => `${step} ${n}`).join(', ')})`,
+  );
   lines.push(
     `synchronized start: ${sync.students} students, ${sync.atOnce} at a time: ${(sync.durationMs / 1000).toFixed(1)} s, ` +
       `${sync.failures} failed, server cpu ${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} ms per student (page scripts included)` +
@@ -45,6 +51,7 @@ export function formatStudentBench(result: StudentBenchResult): string {
       `detector-ratio ${detector.toFixed(2)} (${mark(detector >= t.detectorRatio)} >=${t.detectorRatio}) ` +
       `proof-cpu ${proof.toFixed(0)}us (${mark(proof <= t.proofMicros)} <=${t.proofMicros}) ` +
       `start-cpu ${(start / 1000).toFixed(2)}ms (${mark(start <= t.startMicros)} <=${t.startMicros / 1000}) ` +
+      `statements ${statementCount} ` +
       `sync ${sync.students - sync.failures}/${sync.students} in ${(sync.durationMs / 1000).toFixed(1)}s ` +
       `rss ${result.peakRssMb.toFixed(0)}MB (${mark(result.peakRssMb < t.rssMb)} <${t.rssMb}) ` +
       (missed.length === 0 ? 'verdict PASS' : `verdict FAIL (${missed.join(', ')})`),

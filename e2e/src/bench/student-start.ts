@@ -6,7 +6,8 @@ import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detect
 import { openConfiguration } from '../exb-simulator/open.js';
 import { mergeResults, type LoadResult } from './load.js';
 import { COURSE, DOWNLOAD_QUIZ, PROXY_HEADERS, STUDENT } from './student-fixture.js';
-import type { Environment, SyncStartResult } from './student.js';
+import type { Environment } from './student-environment.js';
+import type { SyncStartResult } from './student.js';
 
 /** One student's whole start, and the synchronized start of a class, as the bench runs them. */
 export function downloadPath(contentId: string, grant: string): string {
@@ -227,6 +228,28 @@ export async function studentStart(
   );
   if (redemption.status !== 200) return fail('code', redemption);
   return { ok: true, ms: total, bytes: download.body.length };
+}
+
+/**
+ * The statements one start sends to PostgreSQL, step by step: starts cut after each step, one at a time, each step's
+ * share the difference to the cut before. The fewest of three starts counts, so a housekeeping statement that happens
+ * to run meanwhile is not charged to the start.
+ */
+export async function countStartStatements(env: Environment, agent: http.Agent, takeUrl: string): Promise<{ step: string; statements: number }[]> {
+  const counted: { step: string; statements: number }[] = [];
+  let before = 0;
+  for (const step of START_STEPS) {
+    let fewest = Infinity;
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const from = await env.service.statements();
+      const outcome = await studentStart(agent, env, takeUrl, step === 'code' ? {} : { until: step });
+      if (!outcome.ok) throw new Error(`a start cut after ${step} failed: ${outcome.failure}`);
+      fewest = Math.min(fewest, (await env.service.statements()) - from);
+    }
+    counted.push({ step, statements: fewest - before });
+    before = fewest;
+  }
+  return counted;
 }
 
 /** Every student of a class starts within the same minute, `atOnce` at a time; no start may fail. */
