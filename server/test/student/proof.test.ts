@@ -335,6 +335,32 @@ describe('POST /api/exb/access-code/:courseId/:quizId', () => {
     expect(grants.rows[0].n).toBe(1);
   });
 
+  it('still refuses with 403 when the withdrawal of a refused redemption fails', async () => {
+    const contentId = 'classicquiz_723';
+    const principal = student({ lmsUserId: '4' });
+    await h.authorizeStudent(4);
+    await h.enforce(contentId);
+    const stale = await provenToken(contentId, principal);
+    await h.update(contentId, () => ({ usesCourseDefaults: false, urlRules: [{ match: 'exact', value: 'https://notes.example.edu/third' }] }));
+    const { pool } = h.t.db;
+    await pool.query(`create function refuse_exit_delete() returns trigger language plpgsql as $$
+      begin raise exception 'exit grants of ${contentId} stay'; end $$`);
+    await pool.query(`create trigger refuse_exit_delete before delete on exb_student_token for each row
+      when (old.content_id = '${contentId}') execute function refuse_exit_delete()`);
+    try {
+      const refused = await h.redeem(contentId, stale);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ success: false, error_code: 'INVALID_EXB_PROOF_TOKEN' });
+    } finally {
+      await pool.query('drop trigger refuse_exit_delete on exb_student_token');
+      await pool.query('drop function refuse_exit_delete()');
+    }
+    // The never-revealed grant stays behind; the proof stays spent.
+    const grants = await pool.query(`select count(*)::int as n from exb_student_token where purpose = 'exit-grant' and content_id = $1`, [contentId]);
+    expect(grants.rows[0].n).toBe(1);
+    expect((await h.redeem(contentId, stale)).statusCode).toBe(403);
+  });
+
   it('binds the proof to its course and content: elsewhere it is refused (403) or there is no setting (404)', async () => {
     const token = await provenToken(QUIZ);
     expect((await h.redeem(NEW_QUIZ, token)).statusCode).toBe(403);

@@ -2,6 +2,7 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import { approvedTools } from '../settings/effective-settings.js';
 import { ConfigurationUnavailableError, type ExamConfigurations } from './configuration.js';
 import { activePolicy, RECENT_POLICY_MAX_AGE_MS, type PolicyReader, type ExamPolicy } from './exam-policy.js';
+import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
 import type { ProofTokens } from './proof-token.js';
 import type { ExamTokenStore } from './token-store.js';
@@ -47,6 +48,7 @@ export interface ProofRedemptionOptions {
   readonly proofTokens: ProofTokens;
   /** The service clock; proof lifetimes are measured with it. */
   readonly clock: Clock;
+  readonly logger: Pick<Logger, 'warn'>;
 }
 
 /** Assessments whose last seen fingerprint a process keeps for verifying proof tokens without a query. */
@@ -114,8 +116,13 @@ export class ProofRedemption {
       return { ok: true, accessCode: policy.accessCode, exitGrant: exit.token, tools: approvedTools(policy.effective) };
     }
     // The statement decides on what SQL can see; a setting that changed since the proof, or whose code cannot be opened,
-    // is refused here, and a grant issued for it is taken back.
-    if (exit !== null) await store.withdrawRelease(exit);
+    // is refused here, and a grant issued for it is taken back. The refusal stands either way: the grant was never
+    // revealed, so a withdrawal that fails leaves an unusable row and one release too many in the counters.
+    if (exit !== null) {
+      await store.withdrawRelease(exit).catch((error: unknown) => {
+        this.options.logger.warn({ err: error, courseId, contentId }, 'exit grant of a refused redemption could not be withdrawn');
+      });
+    }
     return { ok: false, reason: current === 'absent' ? 'not-found' : 'invalid' };
   }
 

@@ -117,6 +117,7 @@ export function createExamBrowserServices(deps: ExamBrowserDependencies, options
       configurations,
       proofTokens: new ProofTokens(deriveExamBrowserKey(appSecret, 'proof-token')),
       clock,
+      logger: log,
     }),
     exits: new ExitService({ store, reader, quitTokens }),
     readiness: new SessionReadiness({ lms: deps.lms, lmsUrl: config.lmsUrl, lmsApiConfigured, logger: log }),
