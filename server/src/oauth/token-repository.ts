@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import type { TokenKeyring } from '../security/token-keyring.js';
 import { grantTypeForScopes, type GrantType } from './grant-rules.js';
@@ -137,6 +138,8 @@ function metadataOf(row: Row): GrantMetadata {
  * `migrate-tokens` seals them. Plaintext tokens never appear in SQL text, logs or errors.
  */
 export class LmsTokenRepository {
+  private pool: Promise<Pool> | undefined;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly keyring: TokenKeyring,
@@ -144,14 +147,24 @@ export class LmsTokenRepository {
   ) {}
 
   /**
+   * The ORM's own connection pool. Every student's start reads a grant (the config grant and the download) and checks
+   * the launch's identity bindings: those reads run as named prepared statements there, like the student flow's other
+   * hot statements, rather than through the ORM's parameter formatting.
+   */
+  private nativePool(): Promise<Pool> {
+    return (this.pool ??= this.orm.em.getConnection().getNativeClient() as Promise<Pool>);
+  }
+
+  /**
    * The identity bindings the records hold under `subject.issuer` that involve its user id or its subject (each record
    * binds one user id to the subject whose authorization proved it); what `identity/` checks claimed ids against.
    */
   async userBindings(subject: { issuer: string; lmsUserId: string; ltiSubject: string }): Promise<{ lmsUserId: string; ltiSubject: string }[]> {
-    const rows = await this.orm.em.getConnection().execute<{ lms_user_id: string; lti_subject: string }[]>(
-      'select lms_user_id, lti_subject from lms_oauth_token where lti_issuer = ? and (lms_user_id = ? or lti_subject = ?)',
-      [subject.issuer, subject.lmsUserId, subject.ltiSubject],
-    );
+    const { rows } = await (await this.nativePool()).query<{ lms_user_id: string; lti_subject: string }>({
+      name: 'lms-oauth-token-user-bindings',
+      text: 'select lms_user_id, lti_subject from lms_oauth_token where lti_issuer = $1 and (lms_user_id = $2 or lti_subject = $3)',
+      values: [subject.issuer, subject.lmsUserId, subject.ltiSubject],
+    });
     return rows.map((row) => ({ lmsUserId: row.lms_user_id, ltiSubject: row.lti_subject }));
   }
 
@@ -338,9 +351,11 @@ export class LmsTokenRepository {
   }
 
   private async row(lmsUserId: string): Promise<Row | undefined> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<Row[]>(`select ${COLUMNS} from lms_oauth_token where lms_user_id = ?`, [lmsUserId]);
+    const { rows } = await (await this.nativePool()).query<Row>({
+      name: 'lms-oauth-token-row',
+      text: `select ${COLUMNS} from lms_oauth_token where lms_user_id = $1`,
+      values: [lmsUserId],
+    });
     return rows[0];
   }
 
