@@ -24,28 +24,26 @@ const COLUMNS: Record<ActivityKind, { count: string; last: string }> = {
  * `from spent` counts only when the CTE `spent` returned its row. At most one row may come from `from`.
  */
 export function countActivitySql(kind: ActivityKind, values: { course: string; content: string; at: string }, from: string): string {
-  const { count, last } = COLUMNS[kind];
-  return `insert into exb_assessment_activity as a (course_id, content_id, ${count}, ${last})
-      select ${values.course}::text, ${values.content}::text, 1, ${values.at}::timestamptz ${from}
-      on conflict (course_id, content_id) do update
-        set ${count} = a.${count} + 1, ${last} = greatest(a.${last}, excluded.${last})`;
+  return countActivitiesSql({ [kind]: '1' }, values, from);
 }
 
 /**
- * The redemption's upsert: the proof is counted for every row of `from`, and the release (with its time) when
- * `released`, an SQL expression over `from`, is `1` rather than `0`. One upsert for both: two upserts of the same row in
- * one statement are not allowed.
+ * The same upsert for several kinds at once, each counted by its SQL expression over `from` (`1` or `0`), its last time
+ * moved only when it counts: a statement that records two steps needs one upsert, since two upserts of the same row in
+ * one statement are not allowed (the redemption counts its proof and, when it releases, the release).
  */
-export function countProofAndReleaseSql(values: { course: string; content: string; at: string }, released: string, from: string): string {
-  const proof = COLUMNS.proof;
-  const release = COLUMNS.release;
-  return `insert into exb_assessment_activity as a (course_id, content_id, ${proof.count}, ${proof.last}, ${release.count}, ${release.last})
-      select ${values.course}::text, ${values.content}::text, 1, ${values.at}::timestamptz, ${released},
-             case when ${released} > 0 then ${values.at}::timestamptz end ${from}
-      on conflict (course_id, content_id) do update
-        set ${proof.count} = a.${proof.count} + 1, ${proof.last} = greatest(a.${proof.last}, excluded.${proof.last}),
-            ${release.count} = a.${release.count} + excluded.${release.count},
-            ${release.last} = greatest(a.${release.last}, excluded.${release.last})`;
+export function countActivitiesSql(
+  increments: Partial<Record<ActivityKind, string>>,
+  values: { course: string; content: string; at: string },
+  from: string,
+): string {
+  const counted = ACTIVITY_KINDS.flatMap((kind) => (increments[kind] === undefined ? [] : [{ ...COLUMNS[kind], by: increments[kind] }]));
+  const columns = counted.flatMap(({ count, last }) => [count, last]);
+  const selected = counted.flatMap(({ by }) => [by, `case when ${by} > 0 then ${values.at}::timestamptz end`]);
+  const updates = counted.flatMap(({ count, last }) => [`${count} = a.${count} + excluded.${count}`, `${last} = greatest(a.${last}, excluded.${last})`]);
+  return `insert into exb_assessment_activity as a (course_id, content_id, ${columns.join(', ')})
+      select ${values.course}::text, ${values.content}::text, ${selected.join(', ')} ${from}
+      on conflict (course_id, content_id) do update set ${updates.join(', ')}`;
 }
 
 /**

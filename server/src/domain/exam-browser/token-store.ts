@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Clock } from '../../clock.js';
 import type { SqlOnClient } from '../../db/pg-transaction.js';
-import { countActivitySql, countProofAndReleaseSql, withdrawReleaseSql, type ActivityKind } from '../activity/activity-counters.js';
+import { countActivitiesSql, countActivitySql, withdrawReleaseSql, type ActivityKind } from '../activity/activity-counters.js';
 import { open, seal } from '../../security/aead.js';
 import { randomToken, sha256Hex } from '../../security/random-token.js';
 import { OpenedConfigKeys } from './opened-config-keys.js';
@@ -157,7 +157,7 @@ export class ExamTokenStore {
     const exitToken = randomToken();
     const now = this.clock();
     const exitExpiresAt = new Date(now + exitTtlSeconds * 1000);
-    const result = await this.pool.query<SettingsRow & TokenColumns & { released: boolean; prior_release_at: Date | null }>({
+    const result = await this.pool.query<SettingsRow & { token_fingerprint: string | null; released: boolean; prior_release_at: Date | null }>({
       name: 'exb-student-token-spend-proof-and-release',
       text: `with spent as (
           insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at, consumed_at)
@@ -172,8 +172,12 @@ export class ExamTokenStore {
              and ${SETTING_MAY_RELEASE_CODE})
           returning id
         ),
-        counted as (${countProofAndReleaseSql({ course: '$3', content: '$4', at: '$7' }, 'r.n', 'from spent cross join (select count(*)::int as n from released) as r')})
-        select sp.fingerprint as token_fingerprint, null::bytea as token_payload,
+        counted as (${countActivitiesSql(
+          { proof: '1', release: 'r.n' },
+          { course: '$3', content: '$4', at: '$7' },
+          'from spent cross join (select count(*)::int as n from released) as r',
+        )})
+        select sp.fingerprint as token_fingerprint,
                exists (select 1 from released) as released,
                (select last_release_at from exb_assessment_activity where course_id = $3 and content_id = $4) as prior_release_at,
                ${SETTINGS_COLUMNS}
