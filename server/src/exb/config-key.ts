@@ -16,7 +16,12 @@ export function configKeyJson(dict: PlistDict): string {
 
 /** Lowercase hex SHA-256 of the UTF-8 SEB-JSON of exactly the dictionary in the file. */
 export function computeConfigKey(dict: PlistDict): string {
-  return sha256Hex(configKeyJson(dict));
+  return configKeyOfJson(configKeyJson(dict));
+}
+
+/** The Config Key of a dictionary already serialized by {@link configKeyJson}. */
+export function configKeyOfJson(json: string): string {
+  return sha256Hex(json);
 }
 
 /** What the browser reports per page: SHA-256 of the URL without its fragment, followed by the Config Key. */

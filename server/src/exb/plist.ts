@@ -43,7 +43,7 @@ export function writePlist(root: PlistDict): Buffer {
 function writeValue(value: PlistValue, depth: number, out: string[]): void {
   const indent = '\t'.repeat(depth);
   if (typeof value === 'string') {
-    out.push(value === '' ? `${indent}<string/>\n` : `${indent}<string>${escapeText(value)}</string>\n`);
+    out.push(value === '' ? `${indent}<string/>\n` : `${indent}<string>${escapePlistText(value)}</string>\n`);
   } else if (typeof value === 'number') {
     // The Windows client parses integers as Int32.
     if (!Number.isInteger(value) || value < INT32_MIN || value > INT32_MAX) {
@@ -71,14 +71,15 @@ function writeValue(value: PlistValue, depth: number, out: string[]): void {
     }
     out.push(`${indent}<dict>\n`);
     for (const [key, item] of value) {
-      out.push(`${indent}\t<key>${escapeText(key)}</key>\n`);
+      out.push(`${indent}\t<key>${escapePlistText(key)}</key>\n`);
       writeValue(item, depth + 1, out);
     }
     out.push(`${indent}</dict>\n`);
   }
 }
 
-function escapeText(text: string): string {
+/** How `writePlist` writes the text of a string or key. */
+export function escapePlistText(text: string): string {
   if (NON_XML_CHAR.test(text)) throw new PlistError('string contains a character XML 1.0 cannot represent');
   // A literal CR would be turned into LF by every XML reader; the reference keeps it.
   return text.replace(/[&<>\r]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&#13;'));

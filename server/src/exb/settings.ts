@@ -11,6 +11,7 @@ import {
 import { assertPortableConfigKeyInput } from './config-key.js';
 import { hashExamBrowserPassword } from './hash.js';
 import type { PlistDict, PlistValue } from './plist.js';
+import { serializeSettings, stringHoleTemplate, type SerializedSettings, type StringHoleTemplate } from './string-hole-template.js';
 
 /**
  * The settings dictionary of an LMS exam. Only keys an exam needs are emitted, all alphanumeric, no reals or dates, so
@@ -203,20 +204,43 @@ export function buildExamSettings(input: ExamSettingsInput): PlistDict {
   return toDictionary(examSettingsInputSchema.parse(input));
 }
 
+/** Settings validated once for many files that differ only in where they start. */
+export interface PreparedExamSettings {
+  /** A fresh dictionary starting at `startUrl`. */
+  build(startUrl: string): PlistDict;
+  /** The XML and Config Key of {@link build}'s dictionary, from a template cut once (`string-hole-template.ts`). */
+  serialize(startUrl: string): SerializedSettings;
+}
+
+// Where the template's start URL goes, and a URL that proves the template against a full build (it has characters
+// the XML escapes). Both are on the LMS origin, as every start URL must be.
+const START_URL_HOLE = '/exb-start-url-hole-5c2e9a17d4';
+const START_URL_PROBE = '/login/session_token?session_token=probe&return_to=%2Fcourses%2F1%2Fquizzes%2F2%2Ftake';
+
 /**
  * Validates everything but the start URL once, for configurations that differ only in where they start (each student's
- * own LMS session URL): `build` checks the start URL and returns a fresh dictionary, no policy validation repeated.
+ * own LMS session URL): `build` and `serialize` check the start URL, no policy validation repeated.
  */
-export function prepareExamSettings(input: ExamSettingsInput): { build(startUrl: string): PlistDict } {
+export function prepareExamSettings(input: ExamSettingsInput): PreparedExamSettings {
   const settings = examSettingsInputSchema.parse(input);
-  const allowedStartOrigins = new Set([new URL(input.lmsOrigin).origin, new URL(input.serviceOrigin).origin]);
+  const lmsOrigin = new URL(input.lmsOrigin).origin;
+  const allowedStartOrigins = new Set([lmsOrigin, new URL(input.serviceOrigin).origin]);
+  const checkedStartUrl = (startUrl: string): string => {
+    const parsed = pageUrlSchema.safeParse(startUrl);
+    if (!parsed.success || !allowedStartOrigins.has(new URL(parsed.data).origin)) {
+      throw new Error('startUrl must be an absolute URL on the LMS or the service origin');
+    }
+    return parsed.data;
+  };
+  const build = (startUrl: string): PlistDict => toDictionary({ ...settings, startUrl: checkedStartUrl(startUrl) });
+  let template: StringHoleTemplate | null | undefined;
   return {
-    build(startUrl) {
-      const parsed = pageUrlSchema.safeParse(startUrl);
-      if (!parsed.success || !allowedStartOrigins.has(new URL(parsed.data).origin)) {
-        throw new Error('startUrl must be an absolute URL on the LMS or the service origin');
-      }
-      return toDictionary({ ...settings, startUrl: parsed.data });
+    build,
+    serialize(startUrl) {
+      const checked = checkedStartUrl(startUrl);
+      // Cut on first use: the deterministic configuration never needs it.
+      template ??= stringHoleTemplate(build, `${lmsOrigin}${START_URL_HOLE}`, `${lmsOrigin}${START_URL_PROBE}`);
+      return template === null ? serializeSettings(build(checked)) : template.fill(checked);
     },
   };
 }

@@ -281,6 +281,27 @@ describe('buildExamSettings', () => {
     expect(() => prepared.build(`${START_URL}#x`)).toThrow();
   });
 
+  it('serializes a start URL into the template exactly as a full build writes and hashes it', () => {
+    const prepared = prepareExamSettings(input());
+    const urls = [
+      START_URL,
+      'https://canvas.example.edu/login/session_token?session_token=a&b=<c>&return_to=%2Fcourses%2F1',
+      'https://canvas.example.edu/courses/42/quizzes/7/take?näme=ü\u2028',
+      'https://exb.example.org/exb/check',
+      'https://canvas.example.edu',
+    ];
+    for (const url of urls) {
+      const dict = prepared.build(url);
+      const serialized = prepared.serialize(url);
+      expect(serialized.configKey).toBe(computeConfigKey(dict));
+      expect(serialized.xml.equals(writePlist(dict))).toBe(true);
+      expect(readPlist(serialized.xml)).toEqual(dict);
+    }
+    expect(() => prepared.serialize('https://evil.example/login')).toThrow();
+    expect(() => prepared.serialize(`${START_URL}#x`)).toThrow();
+    expect(() => prepared.serialize('')).toThrow();
+  });
+
   it('accepts the setup-check shape: start on the service, no exit password', () => {
     const settings = buildExamSettings(
       input({ startUrl: 'https://exb.example.org/exb/check', exitPassword: null, quitUrl: 'https://exb.example.org/exb/check/quit' }),

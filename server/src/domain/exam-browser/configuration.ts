@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { parseContentId } from '@exb/shared/content-id.js';
 import type { CertificateStore } from '../../exb/certificate-store.js';
-import { computeConfigKey } from '../../exb/config-key.js';
 import { writeContainer } from '../../exb/container.js';
-import { writePlist, type PlistDict } from '../../exb/plist.js';
 import { lmsAssessmentUrl } from '../../lms/pages.js';
 import { rncryptorPrepareKeys, type RncryptorKeys } from '../../exb/rncryptor.js';
-import { prepareExamSettings } from '../../exb/settings.js';
+import { prepareExamSettings, type PreparedExamSettings } from '../../exb/settings.js';
+import { serializeSettings, type SerializedSettings } from '../../exb/string-hole-template.js';
 import type { Clock } from '../../clock.js';
 import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
 import type { ExamPolicy } from './exam-policy.js';
@@ -15,8 +14,8 @@ import type { ExamPolicy } from './exam-policy.js';
  * Exam-browser configurations of assessments. Everything that depends only on the settings fingerprint is computed
  * once per fingerprint and kept in a bounded in-process cache: the validated policy, the exam key salt, the keys
  * derived from the start password, and the whole deterministic configuration (start URL = the assessment page) with
- * its Config Key. A download then costs one dictionary (when it carries a student's session URL), one serialization
- * and the encryption with a fresh IV and fresh RSA padding.
+ * its Config Key, and the template a student's configuration is filled into. A download then costs its session URL
+ * filled into that template (when it carries one) and the encryption with a fresh IV and fresh RSA padding.
  *
  * The fingerprint covers every input of the dictionary (see `settings/fingerprint.ts`), so an entry can never be
  * served for settings it was not built from. Salts are derived from the fingerprint with a server key, so every
@@ -56,7 +55,7 @@ export interface ConfigurationOptions {
 }
 
 interface FingerprintEntry {
-  readonly build: (startUrl: string) => PlistDict;
+  readonly serialize: (startUrl: string) => SerializedSettings;
   readonly deterministicXml: Buffer;
   readonly deterministicConfigKey: string;
   readonly passwordKeys: RncryptorKeys | undefined;
@@ -95,14 +94,11 @@ export class ExamConfigurations {
     let xml = entry.deterministicXml;
     let configKey = entry.deterministicConfigKey;
     if (sessionUrl !== null) {
-      let dict: PlistDict;
       try {
-        dict = entry.build(sessionUrl);
+        ({ xml, configKey } = entry.serialize(sessionUrl));
       } catch (cause) {
         throw new ConfigurationUnavailableError('policy', 'the LMS session URL cannot start a configuration', { cause });
       }
-      configKey = computeConfigKey(dict);
-      xml = writePlist(dict);
     }
     const bytes = writeContainer(xml, {
       ...(entry.passwordKeys === undefined ? {} : { passwordKeys: entry.passwordKeys }),
@@ -143,8 +139,8 @@ export class ExamConfigurations {
 
   private createEntry(policy: ExamPolicy): FingerprintEntry {
     const { effective } = policy;
-    let prepared: { build(startUrl: string): PlistDict };
-    let deterministic: PlistDict;
+    let prepared: PreparedExamSettings;
+    let deterministic: SerializedSettings;
     try {
       prepared = prepareExamSettings({
         startUrl: this.assessmentUrl(policy),
@@ -157,7 +153,7 @@ export class ExamConfigurations {
         exitPassword: effective.exitPassword.value,
         quitUrl: policy.quitUrl,
       });
-      deterministic = prepared.build(this.assessmentUrl(policy));
+      deterministic = serializeSettings(prepared.build(this.assessmentUrl(policy)));
     } catch (cause) {
       throw new ConfigurationUnavailableError('policy', 'the assessment policy cannot be written as a configuration', { cause });
     }
@@ -171,9 +167,9 @@ export class ExamConfigurations {
       passwordKeys = rncryptorPrepareKeys(startPassword, { encryptionSalt: salts.subarray(0, 8), hmacSalt: salts.subarray(8, 16) });
     }
     return {
-      build: (startUrl) => prepared.build(startUrl),
-      deterministicXml: writePlist(deterministic),
-      deterministicConfigKey: computeConfigKey(deterministic),
+      serialize: (startUrl) => prepared.serialize(startUrl),
+      deterministicXml: deterministic.xml,
+      deterministicConfigKey: deterministic.configKey,
       passwordKeys,
     };
   }
