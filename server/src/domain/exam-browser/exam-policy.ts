@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { resolveEffectiveSettings, type EffectiveSettings } from '../settings/effective-settings.js';
 import { settingsFingerprint } from '../settings/fingerprint.js';
 import { SettingsUnreadableError, settingsRowKey, type SettingsCodec, type SettingsRow } from '../settings/settings-codec.js';
-import { loadSettingsRow } from '../settings/settings-repository.js';
+import { loadSettingsText } from '../settings/settings-repository.js';
+import { settingsRowFromText } from '../settings/settings-text.js';
 import { settingsGeneration } from '../settings/settings-generation.js';
 import type { QuitTokens } from './quit-token.js';
 
@@ -62,7 +63,7 @@ export const RECENT_POLICY_MAX_AGE_MS = 1_000;
 export class PolicyReader {
   private readonly recent = new Map<string, { read: PolicyRead; until: number; generation: number }>();
   /**
-   * Policies by the exact row they were decoded from (`settingsRowKey`): every student request reads the row afresh,
+   * Policies by the exact row they were decoded from (its text, or `settingsRowKey`): every student request reads the row afresh,
    * but a row seen before is not opened, parsed and fingerprinted again. A changed row has another key.
    */
   private readonly decoded = new Map<string, ExamPolicy>();
@@ -76,7 +77,7 @@ export class PolicyReader {
 
   /** The current policy of one assessment, in one primary-key lookup. */
   async load(courseId: string, contentId: string): Promise<PolicyRead> {
-    return this.read(await loadSettingsRow(this.pool, courseId, contentId));
+    return this.read(await loadSettingsText(this.pool, courseId, contentId));
   }
 
   /**
@@ -96,11 +97,16 @@ export class PolicyReader {
     return read;
   }
 
-  /** The policy in a row selected with the settings columns; an unreadable setting is logged here, once. */
-  read(row: SettingsRow): PolicyRead {
-    const key = settingsRowKey(row);
+  /**
+   * The policy in the settings a statement selected, as one text (`SETTINGS_TEXT_COLUMN`, the student paths) or as
+   * columns (`SETTINGS_COLUMNS`); an unreadable setting is logged here, once.
+   */
+  read(settings: SettingsRow | string): PolicyRead {
+    // The two keys never meet: a text is a JSON object, a row key starts with its first cell's kind.
+    const key = typeof settings === 'string' ? settings : settingsRowKey(settings);
     const known = this.decoded.get(key);
     if (known !== undefined) return known;
+    const row = typeof settings === 'string' ? settingsRowFromText(settings) : settings;
     try {
       const policy = this.resolve(row);
       if (policy === null) return 'absent';

@@ -5,7 +5,8 @@ import { countActivitiesSql, countActivitySql, withdrawReleaseSql, type Activity
 import { open, seal } from '../../security/aead.js';
 import { randomToken, sha256Hex } from '../../security/random-token.js';
 import { OpenedConfigKeys } from './opened-config-keys.js';
-import { SETTING_MAY_RELEASE_CODE, SETTING_MAY_REQUIRE_EXAM_BROWSER, SETTINGS_COLUMNS, settingsJoin, type SettingsRow } from '../settings/settings-codec.js';
+import { SETTING_MAY_RELEASE_CODE, SETTING_MAY_REQUIRE_EXAM_BROWSER, settingsJoin } from '../settings/settings-codec.js';
+import { SETTINGS_TEXT_COLUMN } from '../settings/settings-text.js';
 import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
 
 /**
@@ -62,7 +63,12 @@ export interface IssuedRelease extends IssuedExamToken {
 /** A token row read beside its assessment's settings; `null` when the token is unknown, expired, consumed or bound elsewhere. */
 export interface TokenRead<T> {
   readonly token: { readonly fingerprint: string; readonly payload: T | null } | null;
-  readonly settings: SettingsRow;
+  /** The assessment's settings as one text (`settings/settings-text.ts`), for `PolicyReader.read`. */
+  readonly settings: string;
+}
+
+interface SettingsTextColumn {
+  settings_text: string;
 }
 
 interface TokenColumns {
@@ -126,9 +132,9 @@ export class ExamTokenStore {
               and c.consumed_at is null and c.expires_at > $5)
             and exists (select 1 from assessment_setting s where s.course_id = $3 and s.content_id = $4
               and ${SETTING_MAY_REQUIRE_EXAM_BROWSER})`)}) `;
-    const result = await this.pool.query<SettingsRow & TokenColumns>({
+    const result = await this.pool.query<SettingsTextColumn & TokenColumns>({
       name: count === undefined ? 'exb-student-token-peek' : `exb-student-token-peek-${count}`,
-      text: `${counted}select t.fingerprint as token_fingerprint, t.payload as token_payload, ${SETTINGS_COLUMNS}
+      text: `${counted}select t.fingerprint as token_fingerprint, t.payload as token_payload, ${SETTINGS_TEXT_COLUMN}
         from (select 1) as one
         left join exb_student_token t on t.id = $1 and t.purpose = $2 and t.course_id = $3 and t.content_id = $4
           and t.consumed_at is null and t.expires_at > $5
@@ -152,12 +158,12 @@ export class ExamTokenStore {
     binding: { courseId: string; contentId: string; fingerprint: string },
     expiresAt: number,
     exitTtlSeconds: number,
-  ): Promise<{ token: { fingerprint: string } | null; settings: SettingsRow; exit: IssuedRelease | null }> {
+  ): Promise<{ token: { fingerprint: string } | null; settings: string; exit: IssuedRelease | null }> {
     const id = sha256Hex(token);
     const exitToken = randomToken();
     const now = this.clock();
     const exitExpiresAt = new Date(now + exitTtlSeconds * 1000);
-    const result = await this.pool.query<SettingsRow & { token_fingerprint: string | null; released: boolean; prior_release_at: Date | null }>({
+    const result = await this.pool.query<SettingsTextColumn & { token_fingerprint: string | null; released: boolean; prior_release_at: Date | null }>({
       name: 'exb-student-token-spend-proof-and-release',
       text: `with spent as (
           insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at, consumed_at)
@@ -180,7 +186,7 @@ export class ExamTokenStore {
         select sp.fingerprint as token_fingerprint,
                exists (select 1 from released) as released,
                (select last_release_at from exb_assessment_activity where course_id = $3 and content_id = $4) as prior_release_at,
-               ${SETTINGS_COLUMNS}
+               ${SETTINGS_TEXT_COLUMN}
         from (select 1) as one
         left join spent sp on true
         ${SETTINGS_JOIN}`,
@@ -189,7 +195,7 @@ export class ExamTokenStore {
     const row = result.rows[0]!;
     return {
       token: row.token_fingerprint === null ? null : { fingerprint: row.token_fingerprint },
-      settings: row,
+      settings: row.settings_text,
       exit: row.released
         ? { token: exitToken, expiresAt: exitExpiresAt, courseId: binding.courseId, contentId: binding.contentId, releasedAt: new Date(now), priorReleaseAt: row.prior_release_at }
         : null,
@@ -255,13 +261,13 @@ export class ExamTokenStore {
     grant: string,
     binding: { courseId: string; contentId: string; fingerprint: string },
     configKey: { value: string; ttlSeconds: number } | null,
-  ): Promise<{ spent: boolean; settings: SettingsRow }> {
+  ): Promise<{ spent: boolean; settings: string }> {
     const { courseId, contentId, fingerprint } = binding;
     const id = sha256Hex(grant);
     const now = this.clock();
     const sealed = configKey === null ? null : this.configKeys.seal(id, courseId, contentId, fingerprint, configKey.value);
     const keyExpiresAt = configKey === null ? null : now + configKey.ttlSeconds * 1000;
-    const result = await this.pool.query<SettingsRow & { spent: boolean; config_key_seq: string | null }>({
+    const result = await this.pool.query<SettingsTextColumn & { spent: boolean; config_key_seq: string | null }>({
       name: 'exb-student-spend-config-grant',
       text: `with spent as (
           update exb_student_token
@@ -272,7 +278,7 @@ export class ExamTokenStore {
           returning config_key_seq::text as seq
         ),
         counted as (${countActivitySql('download', { course: '$3', content: '$4', at: '$5' }, 'from spent')})
-        select exists (select 1 from spent) as spent, sp.seq as config_key_seq, ${SETTINGS_COLUMNS}
+        select exists (select 1 from spent) as spent, sp.seq as config_key_seq, ${SETTINGS_TEXT_COLUMN}
         from (select 1) as one
         left join spent sp on true
         ${SETTINGS_JOIN}`,
@@ -282,7 +288,7 @@ export class ExamTokenStore {
     if (configKey !== null && row.config_key_seq !== null) {
       this.configKeys.remember(courseId, contentId, fingerprint, row.config_key_seq, configKey.value, keyExpiresAt!);
     }
-    return { spent: row.spent, settings: row };
+    return { spent: row.spent, settings: row.settings_text };
   }
 
   /** Deletes rows no token or Config Key can be used from any more; returns how many. */
@@ -301,12 +307,12 @@ export class ExamTokenStore {
     purpose: ExamTokenPurpose,
     courseId: string,
     contentId: string,
-    row: SettingsRow & TokenColumns,
+    row: SettingsTextColumn & TokenColumns,
   ): TokenRead<T> {
-    if (row.token_fingerprint === null) return { token: null, settings: row };
+    if (row.token_fingerprint === null) return { token: null, settings: row.settings_text };
     const fingerprint = row.token_fingerprint;
     const payload = this.openPayload<T>(id, { purpose, courseId, contentId, fingerprint }, row.token_payload);
-    return { token: { fingerprint, payload }, settings: row };
+    return { token: { fingerprint, payload }, settings: row.settings_text };
   }
 
   private openPayload<T>(

@@ -26,14 +26,14 @@ export class SettingsUnreadableError extends Error {
 }
 
 /** The columns of an assessment setting the codec reads, selected from the alias `s` as `s_<column>`. */
-const ASSESSMENT_SETTING_FIELDS = [
+export const ASSESSMENT_SETTING_FIELDS = [
   'course_id', 'content_id', 'exb_required', 'enabled', 'access_code_sealed', 'access_code_key_id', 'uses_course_defaults',
   'url_rules', 'external_tool_ids', 'quiz_only_tools', 'start_password_sealed', 'start_password_key_id',
   'exit_password_sealed', 'exit_password_key_id', 'verification_status', 'updated_at', 'version',
 ] as const;
 
 /** The columns of a course's defaults the codec reads, selected from the alias `d` as `d_<column>`. */
-const COURSE_DEFAULTS_FIELDS = [
+export const COURSE_DEFAULTS_FIELDS = [
   'course_id', 'url_rules', 'external_tools', 'start_password_sealed', 'start_password_key_id', 'exit_password_sealed',
   'exit_password_key_id', 'setup_completed', 'reset_generation', 'updated_at',
 ] as const;

@@ -16,6 +16,7 @@ import {
   type SettingsRow,
 } from './settings-codec.js';
 import { checkCourse, checkScope, SettingsScopeError } from './settings-scope.js';
+import { SETTINGS_TEXT_COLUMN } from './settings-text.js';
 import {
   dueForVerification,
   listVerifications,
@@ -77,6 +78,16 @@ export async function loadSettingsRow(db: Queryable, courseId: string, contentId
     values: [courseId, contentId],
   });
   return result.rows[0]!;
+}
+
+/** {@link loadSettingsRow} as the one text of `settings-text.ts`, for the student paths. */
+export async function loadSettingsText(db: Queryable, courseId: string, contentId: string): Promise<string> {
+  const result = await db.query<{ settings_text: string }>({
+    name: 'settings-text',
+    text: `select ${SETTINGS_TEXT_COLUMN} from (select 1) as one ${settingsJoin('$1', '$2')}`,
+    values: [courseId, contentId],
+  });
+  return result.rows[0]!.settings_text;
 }
 
 /** Whether an assessment's setting enforces it, read without opening any of its secrets. */

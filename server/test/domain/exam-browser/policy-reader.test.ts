@@ -89,4 +89,18 @@ describe('the policy reader', () => {
     ].map(settingsRowKey);
     expect(new Set(keys).size).toBe(keys.length);
   });
+
+  it('decodes a settings text (the student statements select one) once, to the policy its row gives', () => {
+    const { policies, decode } = reader();
+    const first = row('code-1');
+    // The text PostgreSQL writes: bytea as its hex output, the rest as JSON.
+    const asText = (settings: SettingsRow) =>
+      JSON.stringify(Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value])));
+    const policy = policies.read(asText(first)) as ExamPolicy;
+    expect(policies.read(asText(first))).toBe(policy);
+    expect(decode).toHaveBeenCalledTimes(1);
+    expect(policy.fingerprint).toBe((policies.read(first) as ExamPolicy).fingerprint);
+    expect((policies.read(asText(row('code-2'))) as ExamPolicy).accessCode).toBe('code-2');
+    expect(policies.read(asText({ ...first, s_access_code_sealed: Buffer.from('not a ciphertext') }))).toBe('unreadable');
+  });
 });

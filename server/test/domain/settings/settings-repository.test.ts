@@ -7,10 +7,12 @@ import {
 } from '../../../src/domain/settings/model.js';
 import { SETTINGS_SECRETS_KEY_ID, SettingsCodec, SettingsUnreadableError } from '../../../src/domain/settings/settings-codec.js';
 import { SettingsScopeError } from '../../../src/domain/settings/settings-scope.js';
+import { settingsRowFromText } from '../../../src/domain/settings/settings-text.js';
 import {
   SettingsConflictError,
   createSettingsRepository,
   loadSettingsRow,
+  loadSettingsText,
   type SettingsRepository,
 } from '../../../src/domain/settings/settings-repository.js';
 import { createTestApp, type TestApp } from '../../support/app.js';
@@ -231,5 +233,28 @@ describe('settings repository', () => {
     const moved = await loadSettingsRow(t.db.pool, '24', 'classicquiz_13');
     expect(() => codec.assessment(moved)).toThrow(SettingsUnreadableError);
     await expect(repository.loadPolicyInputs('24', 'classicquiz_13')).rejects.toBeInstanceOf(SettingsUnreadableError);
+  });
+
+  it('reads as one text exactly the row the settings columns select, whatever the columns hold', async () => {
+    const same = async (courseId: string, contentId: string) => {
+      const text = await loadSettingsText(t.db.pool, courseId, contentId);
+      expect(settingsRowFromText(text)).toStrictEqual(await loadSettingsRow(t.db.pool, courseId, contentId));
+      return text;
+    };
+    // Neither row, the defaults alone, both rows with every secret, tool and rule, then odd stored values.
+    const absent = await same('25', 'classicquiz_14');
+    await repository.saveCourseDefaults('25', { ...emptyCourseDefaults('25'), exitPassword: 'E' });
+    const defaultsOnly = await same('25', 'classicquiz_14');
+    await repository.saveCourseDefaults('25', { ...emptyCourseDefaults('25'), startPassword: 'S', externalTools: [TOOL], setupCompleted: true });
+    await repository.saveAssessmentSettings('25', configured('25', 'classicquiz_14'));
+    const both = await same('25', 'classicquiz_14');
+    await sql(
+      `update assessment_setting set updated_at = '2030-01-02 03:04:05.581999+00', url_rules = '[{"match":"exact","value":"https://x.example.edu/?a=\\"b\\"&c=ü"}]',
+         external_tool_ids = null where course_id = '25'`,
+    );
+    const odd = await same('25', 'classicquiz_14');
+    expect(new Set([absent, defaultsOnly, both, odd]).size).toBe(4);
+    const codec = SettingsCodec.fromAppSecret(t.config.secrets.appSecret);
+    expect(codec.assessment(settingsRowFromText(odd))).toEqual(codec.assessment(await loadSettingsRow(t.db.pool, '25', 'classicquiz_14')));
   });
 });
