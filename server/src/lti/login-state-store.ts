@@ -21,6 +21,6 @@ export class LoginStateStore {
 
   /** Claims the state in one conditional update: of concurrent launches with one state, exactly one gets `true`. */
   async claim(token: string): Promise<boolean> {
-    return (await this.store.consume(LOGIN_STATE_PURPOSE, token)) !== null;
+    return this.store.claim(LOGIN_STATE_PURPOSE, token);
   }
 }

@@ -65,6 +65,17 @@ export class OneTimeStore {
     return this.unseal<T>(purpose, id, result.rows[0]?.payload);
   }
 
+  /** {@link consume} for a caller that read the payload before (`peek`): whether this call consumed the token. */
+  async claim(purpose: string, token: string): Promise<boolean> {
+    const result = await this.pool.query({
+      name: 'one-time-token-claim',
+      text: `update one_time_token set consumed_at = $1
+         where id = $2 and purpose = $3 and consumed_at is null and expires_at > $1`,
+      values: [new Date(this.clock()), sha256Hex(token), purpose],
+    });
+    return result.rowCount === 1;
+  }
+
   /** Deletes rows that can no longer be used; returns how many. */
   async purgeExpired(olderThanSeconds = 3600): Promise<number> {
     const result = await this.pool.query('delete from one_time_token where expires_at < $1', [
