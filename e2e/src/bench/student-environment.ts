@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes, generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, randomBytes, generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
-import { generateSelfSignedCertificate } from '@exb/server/exb/certificate.js';
+import { generateSelfSignedCertificate, loadCertificate } from '@exb/server/exb/certificate.js';
+import type { DecryptionIdentity } from '@exb/server/exb/container.js';
 import { freePort } from '@exb/server/free-port.js';
 import { DETECTOR_SCRIPT_PATH } from '@exb/server/http/detector.js';
 import { createMockLms, type MockLms, type RunningLmsServer } from '../lms/index.js';
@@ -37,6 +38,8 @@ export interface Environment {
   lmsServer: RunningLmsServer;
   lmsUrl: string;
   identity: { certificatePem: string; privateKeyPem: string };
+  /** The same identity loaded once, as an exam browser holds it: the generator opens every downloaded file with it. */
+  decryption: { identities: DecryptionIdentity[] };
   logFile: string;
   close(): Promise<void>;
 }
@@ -140,6 +143,9 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
       lmsServer,
       lmsUrl,
       identity: { certificatePem: certificate.certificatePem, privateKeyPem: certificate.privateKeyPem },
+      decryption: {
+        identities: [{ certificate: loadCertificate(certificate.certificatePem), privateKey: createPrivateKey(certificate.privateKeyPem) }],
+      },
       logFile,
       close,
     };

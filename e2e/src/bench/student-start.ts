@@ -219,7 +219,7 @@ export async function studentStart(
   const download = await step('download', request(agent, origin, 'GET', pathAndQuery, undefined, PROXY_HEADERS));
   if (download.status !== 200) return fail('download', download);
   if (until === 'download') return done();
-  const { configKey } = openConfiguration(download.body, env.identity);
+  const { configKey } = openConfiguration(download.body, env.decryption);
   const proof = await step(
     'proof',
     request(

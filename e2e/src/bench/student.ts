@@ -125,7 +125,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
     await inParallel(classGrants, 16, async (grant) => {
       const response = await request(agent, origin, 'GET', downloadPath(QUIZ, grant));
       if (response.status !== 200) throw new Error(`class download answered ${response.status}: ${response.body.toString()}`);
-      lastConfigKey = openConfiguration(response.body, env.identity).configKey;
+      lastConfigKey = openConfiguration(response.body, env.decryption).configKey;
     });
     const takeUrl = new URL(`/courses/${COURSE}/quizzes/201/take`, env.lmsUrl).href;
     const proofBody = JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, lastConfigKey), url: takeUrl });

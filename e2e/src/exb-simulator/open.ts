@@ -14,6 +14,8 @@ export interface OpenConfigurationOptions {
   privateKeyPem?: string;
   /** For password-protected settings. */
   password?: string;
+  /** Identities loaded once (certificate parsed, key a `KeyObject`), for a reader that opens many files. */
+  identities?: readonly DecryptionIdentity[];
 }
 
 export interface OpenedConfiguration {
@@ -29,7 +31,7 @@ export interface OpenedConfiguration {
 
 /** Reads a downloaded file as the exam browser does and computes the Config Key it would report. */
 export function openConfiguration(bytes: Uint8Array, options: OpenConfigurationOptions = {}): OpenedConfiguration {
-  const identities: DecryptionIdentity[] = [];
+  const identities: DecryptionIdentity[] = [...(options.identities ?? [])];
   if (options.certificatePem !== undefined || options.privateKeyPem !== undefined) {
     if (options.certificatePem === undefined || options.privateKeyPem === undefined) {
       throw new Error('certificatePem and privateKeyPem go together');
