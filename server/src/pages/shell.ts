@@ -79,28 +79,44 @@ export type ViewData = { view: string } & Record<string, unknown>;
 /** The one mechanism that renders every view: a small HTML page carrying the bootstrap JSON and the client bundle. */
 export class ShellRenderer {
   private readonly headers: Record<string, string>;
+  private readonly script: string;
+  private readonly frames = new Map<Locale, { head: string; serviceTitle: string; body: string }>();
 
   constructor(
     private readonly assets: ClientAssets,
     options: ShellOptions,
   ) {
     this.headers = htmlSecurityHeaders(options.lmsOrigin);
+    this.script = assets.script
+      ? `<script type="module" src="${escapeHtml(assets.script)}"></script>`
+      : '<p>The client has not been built. Run <code>npm run build</code>.</p>';
   }
 
   /** The page in `locale`; without a title, the service's name in that language. */
   html(data: ViewData, title?: string, locale: Locale = DEFAULT_LOCALE): string {
-    const t = translator(locale);
-    const styles = this.assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
-    const script = this.assets.script
-      ? `<script type="module" src="${escapeHtml(this.assets.script)}"></script>`
-      : '<p>The client has not been built. Run <code>npm run build</code>.</p>';
+    const { head, serviceTitle, body } = this.frame(locale);
     return (
-      `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">` +
-      '<meta name="viewport" content="width=device-width, initial-scale=1">' +
-      `<title>${escapeHtml(title ?? t('serviceName'))}</title>${styles}</head><body><div id="root"></div>` +
-      `<noscript>${escapeHtml(t('launch:noScript'))}</noscript>` +
-      `<script id="exb-bootstrap" type="application/json">${scriptSafeJson({ ...data, locale })}</script>${script}</body></html>`
+      `${head}<title>${title === undefined ? serviceTitle : escapeHtml(title)}</title>${body}` +
+      `<script id="exb-bootstrap" type="application/json">${scriptSafeJson({ ...data, locale })}</script>${this.script}</body></html>`
     );
+  }
+
+  /** What every page in a language shares, put together once per language: a launch page costs its bootstrap alone. */
+  private frame(locale: Locale): { head: string; serviceTitle: string; body: string } {
+    let frame = this.frames.get(locale);
+    if (frame === undefined) {
+      const t = translator(locale);
+      const styles = this.assets.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('');
+      frame = {
+        head:
+          `<!doctype html><html lang="${locale}"><head><meta charset="utf-8">` +
+          '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        serviceTitle: escapeHtml(t('serviceName')),
+        body: `${styles}</head><body><div id="root"></div><noscript>${escapeHtml(t('launch:noScript'))}</noscript>`,
+      };
+      this.frames.set(locale, frame);
+    }
+    return frame;
   }
 
   /**

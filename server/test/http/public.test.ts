@@ -95,6 +95,24 @@ describe('public and health routes', () => {
   });
 });
 
+describe('the page shell', () => {
+  it('writes each language its own words, and a given title escaped, however many pages it renders', async () => {
+    const { ShellRenderer } = await import('../../src/pages/shell.js');
+    const shell = new ShellRenderer({ script: '/assets/main.js', styles: ['/assets/a.css'] }, { lmsOrigin: 'https://lms.example.test' });
+    const pages = ['en', 'de', 'en', 'de'].map((locale) => shell.html({ view: 'notice' }, undefined, locale as 'en' | 'de'));
+    expect(pages[0]).toBe(pages[2]);
+    expect(pages[1]).toBe(pages[3]);
+    expect(pages[0]).not.toBe(pages[1]);
+    for (const [page, lang] of [[pages[0]!, 'en'], [pages[1]!, 'de']] as const) {
+      expect(page.startsWith(`<!doctype html><html lang="${lang}">`)).toBe(true);
+      expect(page).toMatch(/<title>[^<]+<\/title><link rel="stylesheet" href="\/assets\/a.css"><\/head><body><div id="root"><\/div><noscript>[^<]+<\/noscript>/);
+      expect(page.endsWith('<script type="module" src="/assets/main.js"></script></body></html>')).toBe(true);
+      expect(bootstrapOf(page).locale).toBe(lang);
+    }
+    expect(shell.html({ view: 'notice' }, 'Quiz <1> & co', 'de')).toContain('<title>Quiz &lt;1&gt; &amp; co</title>');
+  });
+});
+
 describe('testbed diagnostics', () => {
   let t: TestApp;
   beforeAll(async () => {
