@@ -13,6 +13,7 @@ import { createMockLms, type MockLms, type RunningLmsServer } from '../lms/index
 import { assertLoopback } from './load.js';
 import { benchDatabase } from './bench-database.js';
 import { ServerProcess } from './child-server.js';
+import { HeadClient } from './head-client.js';
 import type { ServerSeed } from './server-process.js';
 import { request } from './student-start.js';
 import {
@@ -34,6 +35,8 @@ import {
 export interface Environment {
   bare: ServerProcess;
   service: ServerProcess;
+  /** The exam browser's `HEAD`s of downloads, on kept-alive connections as a proxy sends them (`head-client.ts`). */
+  heads: HeadClient;
   lms: MockLms;
   lmsServer: RunningLmsServer;
   lmsUrl: string;
@@ -130,6 +133,8 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
     const service = await ServerProcess.start('service', env, seed);
     cleanups.push(() => service.stop());
     assertLoopback(new URL(service.origin));
+    const heads = new HeadClient(new URL(service.origin));
+    cleanups.push(() => heads.close());
 
     const probe = await request(new http.Agent(), service.origin, 'GET', DETECTOR_SCRIPT_PATH);
     if (probe.status !== 200) throw new Error(`the detector script answered ${probe.status}; run \`npm run build\` first`);
@@ -139,6 +144,7 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
     return {
       bare,
       service,
+      heads,
       lms,
       lmsServer,
       lmsUrl,

@@ -55,18 +55,6 @@ export function request(
   });
 }
 
-/**
- * A `HEAD` on a kept-alive connection. Node's client closes the connection after an answer to `HEAD` that carries no
- * `Content-Length` (the download's cannot: the file is built by the `GET`), so through the shared agent every start
- * would open a connection to the service that no proxy in front of it would open; fetch knows a `HEAD` answer has no
- * body and keeps its connections.
- */
-export async function headRequest(origin: string, pathAndQuery: string, headers: Record<string, string>): Promise<HttpAnswer> {
-  const sent = performance.now();
-  const response = await fetch(new URL(pathAndQuery, origin), { method: 'HEAD', headers });
-  return { status: response.status, headers: Object.fromEntries(response.headers), body: Buffer.alloc(0), ms: performance.now() - sent };
-}
-
 export async function timed(
   agent: http.Agent,
   origin: string,
@@ -213,7 +201,7 @@ export async function studentStart(
   if (until === 'grant') return done();
   const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^exbs?:/, 'http:'));
   const pathAndQuery = `${launch.pathname}${launch.search}`;
-  const head = await step('head', headRequest(origin, pathAndQuery, PROXY_HEADERS));
+  const head = await step('head', env.heads.head(pathAndQuery, PROXY_HEADERS).then((answer) => ({ ...answer, headers: {}, body: Buffer.alloc(0) })));
   if (head.status !== 200) return fail('head', head);
   if (until === 'head') return done();
   const download = await step('download', request(agent, origin, 'GET', pathAndQuery, undefined, PROXY_HEADERS));
