@@ -16,7 +16,11 @@ export class HeadClient {
   async head(pathAndQuery: string, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
     const sent = performance.now();
     const socket = this.idle.pop() ?? (await this.connect());
-    const lines = [`HEAD ${pathAndQuery} HTTP/1.1`, `host: ${this.origin.host}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+    const lines = [
+      `HEAD ${pathAndQuery} HTTP/1.1`,
+      `host: ${this.origin.host}`,
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+    ];
     const answer = await new Promise<string>((resolve, reject) => {
       let text = '';
       const onData = (chunk: Buffer) => {

@@ -201,7 +201,8 @@ export async function studentStart(
   if (until === 'grant') return done();
   const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^exbs?:/, 'http:'));
   const pathAndQuery = `${launch.pathname}${launch.search}`;
-  const head = await step('head', env.heads.head(pathAndQuery, PROXY_HEADERS).then((answer) => ({ ...answer, headers: {}, body: Buffer.alloc(0) })));
+  const headed = env.heads.head(pathAndQuery, PROXY_HEADERS).then((answer) => ({ ...answer, headers: {}, body: Buffer.alloc(0) }));
+  const head = await step('head', headed);
   if (head.status !== 200) return fail('head', head);
   if (until === 'head') return done();
   const download = await step('download', request(agent, origin, 'GET', pathAndQuery, undefined, PROXY_HEADERS));
