@@ -2,7 +2,8 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { contentIdMatchesCourse, isContentId, isLmsId } from '@exb/shared/content-id.js';
 import type { Queryable, SqlOnClient } from '../../db/pg-transaction.js';
 import { contentTypeSchema, type CachedAssessment, type ContentType } from '../settings/model.js';
-import { SETTING_MAY_REQUIRE_EXAM_BROWSER, SETTINGS_COLUMNS, settingsJoin, type SettingsRow } from '../settings/settings-codec.js';
+import { SETTING_MAY_REQUIRE_EXAM_BROWSER, settingsJoin } from '../settings/settings-codec.js';
+import { SETTINGS_TEXT_COLUMN } from '../settings/settings-text.js';
 
 /** One assessment as discovery found it in the LMS. */
 export interface DiscoveredAssessment {
@@ -33,8 +34,12 @@ export async function deleteCourseAssessments(tx: SqlOnClient, courseId: string)
   return rows.map((row) => row.content_id);
 }
 
-/** A course's published assessment with its title, beside its settings. */
-export type TitledSettingsRow = SettingsRow & { a_title: string };
+/** A course's published assessment with its title, beside its settings as one text (`settings/settings-text.ts`). */
+export interface TitledSettingsRow {
+  content_id: string;
+  a_title: string;
+  settings_text: string;
+}
 
 /**
  * The published assessments of a course (as discovery last saw them) whose settings can require the exam browser, each
@@ -44,7 +49,7 @@ export type TitledSettingsRow = SettingsRow & { a_title: string };
 export async function loadPublishedEnforcedRows(db: Queryable, courseId: string, limit: number): Promise<TitledSettingsRow[]> {
   const result = await db.query<TitledSettingsRow>({
     name: 'assessments-published-enforced',
-    text: `select ${SETTINGS_COLUMNS}, a.title as a_title
+    text: `select a.content_id, a.title as a_title, ${SETTINGS_TEXT_COLUMN}
       from assessment a ${settingsJoin('a.course_id', 'a.content_id')}
       where a.course_id = $1 and a.published and ${SETTING_MAY_REQUIRE_EXAM_BROWSER}
       order by a.title, a.content_id

@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { resolveEffectiveSettings, type EffectiveSettings } from '../settings/effective-settings.js';
 import { settingsFingerprint } from '../settings/fingerprint.js';
-import { SettingsUnreadableError, settingsRowKey, type SettingsCodec, type SettingsRow } from '../settings/settings-codec.js';
+import { SettingsUnreadableError, type SettingsCodec, type SettingsRow } from '../settings/settings-codec.js';
 import { loadSettingsText } from '../settings/settings-repository.js';
 import { settingsRowFromText } from '../settings/settings-text.js';
 import { settingsGeneration } from '../settings/settings-generation.js';
@@ -63,7 +63,7 @@ export const RECENT_POLICY_MAX_AGE_MS = 1_000;
 export class PolicyReader {
   private readonly recent = new Map<string, { read: PolicyRead; until: number; generation: number }>();
   /**
-   * Policies by the exact row they were decoded from (its text, or `settingsRowKey`): every student request reads the row afresh,
+   * Policies by the exact text of the row they were decoded from: every student request reads the row afresh,
    * but a row seen before is not opened, parsed and fingerprinted again. A changed row has another key.
    */
   private readonly decoded = new Map<string, ExamPolicy>();
@@ -97,21 +97,16 @@ export class PolicyReader {
     return read;
   }
 
-  /**
-   * The policy in the settings a statement selected, as one text (`SETTINGS_TEXT_COLUMN`, the student paths) or as
-   * columns (`SETTINGS_COLUMNS`); an unreadable setting is logged here, once.
-   */
-  read(settings: SettingsRow | string): PolicyRead {
-    // The two keys never meet: a text is a JSON object, a row key starts with its first cell's kind.
-    const key = typeof settings === 'string' ? settings : settingsRowKey(settings);
-    const known = this.decoded.get(key);
+  /** The policy in settings selected as one text (`SETTINGS_TEXT_COLUMN`); an unreadable setting is logged here, once. */
+  read(settings: string): PolicyRead {
+    const known = this.decoded.get(settings);
     if (known !== undefined) return known;
-    const row = typeof settings === 'string' ? settingsRowFromText(settings) : settings;
+    const row = settingsRowFromText(settings);
     try {
       const policy = this.resolve(row);
       if (policy === null) return 'absent';
       if (this.decoded.size >= DECODED_MAX) this.decoded.delete(this.decoded.keys().next().value!);
-      this.decoded.set(key, policy);
+      this.decoded.set(settings, policy);
       return policy;
     } catch (error) {
       if (!(error instanceof SettingsUnreadableError)) throw error;

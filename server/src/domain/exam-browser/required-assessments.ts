@@ -33,10 +33,10 @@ export class RequiredAssessments {
     const rows = await loadPublishedEnforcedRows(this.pool, courseId, MAX_REQUIRED_ASSESSMENTS);
     const required: RequiredAssessment[] = [];
     for (const row of rows) {
-      const content = parseContentId(row.s_content_id);
+      const content = parseContentId(row.content_id);
       if (content === null || !contentIdMatchesCourse(content, courseId)) continue;
       // An unreadable setting is never enforced, so it is not listed either; the others still are.
-      const policy = activePolicy(this.reader.read(row));
+      const policy = activePolicy(this.reader.read(row.settings_text));
       if (policy !== null) required.push({ contentId: policy.contentId, kind: content.kind, title: row.a_title });
     }
     return required;

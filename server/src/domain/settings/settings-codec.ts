@@ -106,24 +106,6 @@ type SelectedKey = (typeof SETTINGS_ROW_KEYS)[number];
 const rowTypesMatchColumns: [SelectedKey, keyof SettingsRow] extends [keyof SettingsRow, SelectedKey] ? true : never = true;
 void rowTypesMatchColumns;
 
-/**
- * A text that tells apart any two settings rows the codec could decode differently: every selected column, secrets as
- * their ciphertexts. Columns a statement selects beside the settings (a token's) are not part of it.
- */
-export function settingsRowKey(row: SettingsRow): string {
-  let key = '';
-  for (const column of SETTINGS_ROW_KEYS) key += `${cellKey(row[column])}\u0000`;
-  return key;
-}
-
-function cellKey(value: unknown): string {
-  if (value === null || value === undefined) return '-';
-  if (Buffer.isBuffer(value)) return `b${value.toString('base64')}`;
-  if (value instanceof Date) return `t${value.getTime()}`;
-  if (typeof value === 'object') return `j${JSON.stringify(value)}`;
-  return `${typeof value}:${String(value)}`;
-}
-
 const urlRulesSchema = z.array(exbUrlRuleSchema).max(EXB_POLICY_LIMITS.urlRules);
 const catalogSchema = z.array(externalToolConfigSchema).max(EXB_POLICY_LIMITS.catalogTools);
 const quizOnlyToolsSchema = z.array(externalToolConfigSchema).max(EXB_POLICY_LIMITS.quizOnlyTools);
