@@ -1,7 +1,9 @@
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { readSession } from '../security/session.js';
+import { errorBody } from './error-body.js';
 import type { TrpcContext } from '../trpc/init.js';
 import { appRouter, type AppRouter } from '../trpc/router.js';
 
@@ -10,8 +12,23 @@ export function trpcContext(app: AppContext, request: FastifyRequest): TrpcConte
   return { app, requestHeaders: request.headers, requestId: String(request.id), session: readSession(request), responseHeaders: {} };
 }
 
+/** What tRPC's HTTP link sends: queries as `GET`, mutations as `POST`. */
+const TRPC_METHODS = new Set(['GET', 'HEAD', 'POST']);
+
 /** Mounts the typed management API at `/trpc` for the React client. */
 export async function registerTrpcRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (trpc) => {
+    // The adapter's route takes every method and hands it to a fetch `Request`, which throws on `TRACE` and others.
+    trpc.addHook('onRequest', async (request, reply) => {
+      if (!TRPC_METHODS.has(request.method)) {
+        return reply.code(405).header('allow', 'GET, POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use GET or POST.'));
+      }
+    });
+    await registerTrpcPlugin(trpc, ctx);
+  });
+}
+
+async function registerTrpcPlugin(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(fastifyTRPCPlugin, {
     prefix: '/trpc',
     trpcOptions: {
