@@ -8,6 +8,8 @@ export interface DevelopmentEnvironment {
   launchPageUrl: string;
   /** The development LMS's simulated exam browser, which the service's handoff page links to. */
   examBrowserUrl: string;
+  /** The service's logger (its last-resort error policy logs there). */
+  logger: RunningServer['logger'];
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startDevelopment(
     serviceUrl: service.url,
     launchPageUrl: lms.launchPageUrl,
     examBrowserUrl,
+    logger: service.logger,
     async close() {
       await service.close();
       await lmsServer.close();
@@ -93,12 +96,15 @@ async function main(argv: string[]): Promise<void> {
   const server = await import('@exb/server/main.js');
   // `--start` is `npm start`: with an LMS configured it is the plain service; without one, the development pair.
   if (argv.includes('--start') && process.env.LMS_URL) {
-    server.closeOnSignals(await server.startServer(process.env));
+    const running = await server.startServer(process.env);
+    server.closeOnSignals(running);
+    server.exitOnFatalErrors(running);
     return;
   }
   try {
     const running = await startDevelopment(process.env);
     server.closeOnSignals(running);
+    server.exitOnFatalErrors(running);
     process.stdout.write(
       [
         '',
