@@ -180,18 +180,20 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
 
 /**
  * The background access-code verifier over a context's database, grants and LMS, with the configured batch size and
- * call budget (`ACCESS_CODE_VERIFY_*`); `config` replaces them (tests).
+ * call budget (`ACCESS_CODE_VERIFY_*`); `config` and `leaseSeconds` replace them (tests).
  */
 export function createAccessCodeVerifier(
   ctx: AppContext,
   config: AppConfig['accessCodeVerifier'] = ctx.config.accessCodeVerifier,
+  leaseSeconds?: number,
 ): BackgroundVerifier {
   return new BackgroundVerifier({
+    ...(leaseSeconds === undefined ? {} : { leaseSeconds }),
     orm: ctx.db.orm,
     settings: ctx.management.settings,
     verification: ctx.management.verification,
     holderFor: (courseId, preferred) => ctx.oauth.tokens.courseManagerHolder(courseId, preferred),
-    lmsFor: (holder) => ctx.lms.forPrincipal(holder),
+    lmsFor: (holder, options) => ctx.lms.forPrincipal(holder, options),
     callBudget: postgresBudget({ name: 'access-code-verifier', points: config.callsPerMinute, durationSeconds: 60 }, ctx.db.pool),
     logger: ctx.logger.child({ component: 'access-code-verifier' }),
     config,
@@ -242,6 +244,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
+  app.addHook('onClose', () => verifier.stop());
 
   // The hot public routes (the quiz page's scripts and requirement check, the proof and redemption, the exam browser's
   // download) read no cookie and keep no session: they live outside the session's scope and pay none of its hooks.

@@ -36,6 +36,8 @@ export interface LmsClientSettings {
   maxPages?: number;
   perPage?: number;
   backoff?: BackoffPolicy;
+  /** Runs before every HTTP attempt of every call, retries and pages included (`BoundedRequest.beforeAttempt`). */
+  beforeAttempt?: () => Promise<void>;
 }
 
 export const LMS_CALL_DEADLINE_MS = 15_000;
@@ -79,7 +81,7 @@ function appendQuery(url: URL, query: Query | undefined): void {
  */
 export class LmsClient {
   private readonly origin: string;
-  private readonly settings: Required<Omit<LmsClientSettings, 'fetch'>> & Pick<LmsClientSettings, 'fetch'>;
+  private readonly settings: Required<Omit<LmsClientSettings, 'fetch' | 'beforeAttempt'>> & Pick<LmsClientSettings, 'fetch' | 'beforeAttempt'>;
 
   constructor(
     settings: LmsClientSettings,
@@ -200,7 +202,16 @@ export class LmsClient {
       if (body !== undefined) headers['content-type'] = 'application/json';
       const response = await sendWithRetry(
         this.settings.fetch ?? globalThis.fetch,
-        { operation, method, url, headers, ...(body === undefined ? {} : { body }), deadline, maxBytes: this.settings.maxResponseBytes },
+        {
+          operation,
+          method,
+          url,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          deadline,
+          maxBytes: this.settings.maxResponseBytes,
+          ...(this.settings.beforeAttempt ? { beforeAttempt: this.settings.beforeAttempt } : {}),
+        },
         this.settings.backoff,
       );
       if (response.status >= 200 && response.status < 300) return response;

@@ -18,7 +18,8 @@ export class LmsConnector {
     private readonly tokensFor: (holder: GrantHolder) => AccessTokenSource,
   ) {}
 
-  forPrincipal(holder: GrantHolder): LmsApi {
-    return new LmsApi(new LmsClient(this.settings, this.tokensFor(holder)), holder.lmsUserId);
+  /** `beforeAttempt` runs before every HTTP attempt of the API's calls (`LmsClientSettings.beforeAttempt`). */
+  forPrincipal(holder: GrantHolder, options: Pick<LmsClientSettings, 'beforeAttempt'> = {}): LmsApi {
+    return new LmsApi(new LmsClient({ ...this.settings, ...options }, this.tokensFor(holder)), holder.lmsUserId);
   }
 }

@@ -44,6 +44,11 @@ export interface BoundedRequest {
   body?: string;
   deadline: Deadline;
   maxBytes: number;
+  /**
+   * Runs before every HTTP attempt, retries included; what it throws ends the call unchanged (the background
+   * verifier's per-minute budget of LMS calls).
+   */
+  beforeAttempt?: () => Promise<void>;
 }
 
 /**
@@ -215,6 +220,7 @@ export async function sendWithRetry(
   let transientRetryLeft = request.method === 'GET';
   for (let attempt = 1; ; attempt += 1) {
     let response: RawResponse;
+    await request.beforeAttempt?.();
     try {
       response = await boundedFetch(fetchImpl, request);
     } catch (error) {

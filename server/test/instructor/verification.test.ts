@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccessCodeVerifier, createContext } from '../../src/app.js';
 import type { AppConfig } from '../../src/config/app-config.js';
 import { VERIFICATION_REASONS } from '../../src/domain/enforcement/access-code-verification.js';
-import { VERIFIER_LEASE } from '../../src/domain/enforcement/background-verifier.js';
+import { VERIFIER_LEASE, VERIFIER_LEASE_SECONDS, type BackgroundVerifier } from '../../src/domain/enforcement/background-verifier.js';
 import { createLogger } from '../../src/logger.js';
 import { FAST_OAUTH } from '../support/oauth-testbed.js';
 import { COURSE, createInstructorBed, LMS_ROUTES, type InstructorBed } from './harness.js';
@@ -126,10 +126,13 @@ describe('access-code verification', () => {
   });
 
   describe('background verifier', () => {
-    const verifierWith = async (change: Partial<AppConfig['accessCodeVerifier']>) => {
+    const verifierWith = async (change: Partial<AppConfig['accessCodeVerifier']>, leaseSeconds?: number): Promise<BackgroundVerifier> => {
       const ctx = await createContext({ config: t.bed.t.config, logger: createLogger('silent'), db: t.bed.t.db, oauth: FAST_OAUTH });
-      return createAccessCodeVerifier(ctx, { ...t.bed.t.config.accessCodeVerifier, ...change });
+      return createAccessCodeVerifier(ctx, { ...t.bed.t.config.accessCodeVerifier, ...change }, leaseSeconds);
     };
+    const leaseSecondsLeft = async () =>
+      Number((await t.sql<{ left: string }>('select extract(epoch from expires_at - now()) as left from lease where name = ?', [VERIFIER_LEASE]))[0]?.left ?? 0);
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const neverChecked = () => t.sql("update assessment_setting set verified_at = null, verification_status = 'unverified'");
     const lmsReads = () => t.bed.lms.calls.count(LMS_ROUTES.listQuizzes) + t.bed.lms.calls.count(GET_NEW_QUIZ);
 
@@ -161,6 +164,54 @@ describe('access-code verification', () => {
       const second = await (await verifierWith({ callsPerMinute: 1 })).runBatch();
       expect(second).toMatchObject({ checked: 0, deferred: 1 });
       expect(lmsReads()).toBe(1);
+    });
+
+    it('charges every HTTP attempt to the budget, the retry of a failing LMS included', async () => {
+      await neverChecked();
+      t.bed.lms.faults.next('*', { status: 500, times: 50 });
+      const failing = await (await verifierWith({ callsPerMinute: 3 })).runBatch();
+      expect(t.bed.lms.calls.list().length).toBe(3);
+      expect(failing.deferred).toBeGreaterThan(0);
+    });
+
+    it('charges the retries of a throttling LMS to the budget', async () => {
+      await neverChecked();
+      t.bed.lms.faults.rateLimit('*', { times: 50 });
+      const throttled = await (await verifierWith({ callsPerMinute: 3 })).runBatch();
+      expect(t.bed.lms.calls.list().length).toBe(3);
+      expect(throttled.deferred).toBeGreaterThan(0);
+    });
+
+    it('holds a short lease, renews it while a batch runs and releases it when the batch ends', async () => {
+      expect(VERIFIER_LEASE_SECONDS).toBeLessThanOrEqual(30);
+      await neverChecked();
+      t.bed.lms.faults.timeout(LMS_ROUTES.listQuizzes, { ms: 2_500 });
+      const batch = (await verifierWith({ callsPerMinute: 10 }, 1)).runBatch();
+      await sleep(1_700);
+      // Past the unrenewed lifetime the holder still holds it; nobody else runs.
+      expect(await leaseSecondsLeft()).toBeGreaterThan(0);
+      expect((await (await verifierWith({ callsPerMinute: 10 })).runBatch()).ran).toBe(false);
+      expect((await batch).ran).toBe(true);
+      expect(await leaseSecondsLeft()).toBe(0);
+    });
+
+    it('a holder that stops releases the lease after the assessment at hand; one that died blocks only until it expires', async () => {
+      await neverChecked();
+      t.bed.lms.faults.timeout(LMS_ROUTES.listQuizzes, { ms: 800 });
+      const first = await verifierWith({ callsPerMinute: 10 });
+      const batch = first.runBatch();
+      await sleep(300);
+      await first.stop();
+      expect((await batch).checked).toBeLessThanOrEqual(1);
+      expect(await leaseSecondsLeft()).toBe(0);
+      expect((await first.runBatch()).ran).toBe(false);
+      expect((await (await verifierWith({ callsPerMinute: 10 })).runBatch()).ran).toBe(true);
+
+      // A holder that died leaves its row: the next instance runs once it has expired, a second later here.
+      await t.sql("insert into lease (name, owner, expires_at) values (?, 'dead', now() + interval '1 second')", [VERIFIER_LEASE]);
+      expect((await (await verifierWith({})).runBatch()).ran).toBe(false);
+      await sleep(1_100);
+      expect((await (await verifierWith({})).runBatch()).ran).toBe(true);
     });
 
     it('runs one batch at a time over all instances (lease)', async () => {

@@ -49,7 +49,7 @@ export function compareAccessCode(stored: string | null, observed: LmsCodeObserv
 /**
  * Reads access codes of one course's assessments. Classic quizzes come from the course's quiz list (the scope every
  * grant has, and one call for all of them), fetched once or handed over by discovery, which just read it; new quizzes
- * are read one by one. `beforeCall` runs before each LMS call (the background verifier's budget).
+ * are read one by one.
  */
 export class LmsCodeReader {
   private classic: Map<string, LmsQuiz> | null;
@@ -57,25 +57,20 @@ export class LmsCodeReader {
   constructor(
     private readonly lms: LmsApi,
     private readonly courseId: string,
-    options: { classicQuizzes?: readonly LmsQuiz[]; beforeCall?: () => Promise<void> } = {},
+    options: { classicQuizzes?: readonly LmsQuiz[] } = {},
   ) {
     this.classic = options.classicQuizzes === undefined ? null : new Map(options.classicQuizzes.map((quiz) => [quiz.id, quiz]));
-    this.beforeCall = options.beforeCall ?? (async () => {});
   }
-
-  private readonly beforeCall: () => Promise<void>;
 
   async read(target: CodeTarget): Promise<LmsCodeObservation> {
     if (target.contentType === 'CLASSIC_QUIZ') {
       if (this.classic === null) {
-        await this.beforeCall();
         this.classic = new Map((await this.lms.listQuizzes(this.courseId)).map((quiz) => [quiz.id, quiz]));
       }
       const quiz = this.classic.get(target.lmsAssessmentId);
       if (quiz === undefined) return { kind: 'gone' };
       return quiz.accessCode === undefined ? { kind: 'hidden' } : { kind: 'code', code: quiz.accessCode };
     }
-    await this.beforeCall();
     try {
       const quiz = await this.lms.getNewQuiz(this.courseId, target.lmsAssessmentId);
       return { kind: 'code', code: quiz.requireStudentAccessCode ? quiz.studentAccessCode : null };

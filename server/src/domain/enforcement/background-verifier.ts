@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { releaseLease, tryAcquireLease } from '../../db/leases.js';
+import { releaseLease, renewLease, tryAcquireLease } from '../../db/leases.js';
 import type { LmsApi } from '../../lms/api.js';
+import type { LmsClientSettings } from '../../lms/client.js';
 import type { GrantHolder } from '../../lms/connector.js';
 import { LmsAuthorizationRequiredError } from '../../lms/errors.js';
 import type { AdmissionBudget } from '../../security/admission-budget.js';
@@ -23,11 +24,16 @@ export interface BackgroundVerifierDependencies {
   readonly verification: AccessCodeVerification;
   /** Whose stored grant can check a course (`LmsTokenRepository.courseManagerHolder`). */
   readonly holderFor: (courseId: string, preferredLmsUserId: string | null) => Promise<GrantHolder | null>;
-  readonly lmsFor: (holder: GrantHolder) => LmsApi;
-  /** LMS calls per minute over every instance (`ACCESS_CODE_VERIFY_CALLS_PER_MINUTE`); one point per call. */
+  readonly lmsFor: (holder: GrantHolder, options: Required<Pick<LmsClientSettings, 'beforeAttempt'>>) => LmsApi;
+  /**
+   * LMS calls per minute over every instance (`ACCESS_CODE_VERIFY_CALLS_PER_MINUTE`); one point per HTTP attempt,
+   * so a retry or a page costs as much as a call.
+   */
   readonly callBudget: AdmissionBudget;
   readonly logger: Logger;
   readonly config: VerifierSettings;
+  /** How long the batch lease lasts unrenewed (default `VERIFIER_LEASE_SECONDS`). */
+  readonly leaseSeconds?: number;
 }
 
 export interface BatchReport {
@@ -39,12 +45,18 @@ export interface BatchReport {
   readonly deferred: number;
 }
 
-/** The batch lease: one instance at a time; outlasts a batch's LMS calls (15 s deadline each, bounded by the budget). */
+/**
+ * The batch lease: one instance at a time. It lasts about two of a batch's longest LMS calls (15 s deadline each) and
+ * is renewed every third of that while the batch runs, so a holder that dies blocks the others for at most this long,
+ * and one that stops releases it at once.
+ */
 export const VERIFIER_LEASE = 'access-code-verifier';
-const LEASE_TTL_SECONDS = 300;
+export const VERIFIER_LEASE_SECONDS = 30;
 const BUDGET_KEY = 'lms-calls';
 
 class BudgetSpent extends Error {}
+/** The batch stopped between two assessments: the service is closing, or the lease was lost. */
+class BatchStopped extends Error {}
 
 /**
  * Re-checks enforced assessments of published quizzes before students meet them, oldest check first, in bounded
@@ -55,29 +67,61 @@ class BudgetSpent extends Error {}
  * another manager's grant once the first one is flagged for re-authorization.
  */
 export class BackgroundVerifier {
+  private running: Promise<BatchReport> | null = null;
+  /** Set by `stop`: the running batch ends after the assessment it is checking, and no new one starts. */
+  private stopped = false;
+
   constructor(private readonly deps: BackgroundVerifierDependencies) {}
 
   async runBatch(): Promise<BatchReport> {
+    if (this.stopped) return { ran: false, checked: 0, unchecked: 0, deferred: 0 };
+    this.running = this.leasedBatch();
+    try {
+      return await this.running;
+    } finally {
+      this.running = null;
+    }
+  }
+
+  /** For shutdown: lets the running batch finish the assessment at hand, then it releases the lease. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running?.catch(() => undefined);
+  }
+
+  private async leasedBatch(): Promise<BatchReport> {
     const owner = randomUUID();
-    if (!(await tryAcquireLease(this.deps.orm, VERIFIER_LEASE, owner, LEASE_TTL_SECONDS))) return { ran: false, checked: 0, unchecked: 0, deferred: 0 };
+    const leaseSeconds = this.deps.leaseSeconds ?? VERIFIER_LEASE_SECONDS;
+    if (!(await tryAcquireLease(this.deps.orm, VERIFIER_LEASE, owner, leaseSeconds))) return { ran: false, checked: 0, unchecked: 0, deferred: 0 };
+    let leaseLost = false;
+    const renewal = setInterval(() => {
+      renewLease(this.deps.orm.em.getConnection(), VERIFIER_LEASE, owner, leaseSeconds).then(
+        (held) => {
+          if (!held) leaseLost = true;
+        },
+        (error: unknown) => this.deps.logger.warn({ err: error }, 'could not renew the verifier lease'),
+      );
+    }, (leaseSeconds * 1000) / 3);
+    renewal.unref();
     try {
       const { batchSize, recheckMinutes } = this.deps.config;
       const due = await this.deps.settings.dueForVerification(batchSize, new Date(Date.now() - recheckMinutes * 60_000));
-      return { ran: true, ...(await this.checkAll(due)) };
+      return { ran: true, ...(await this.checkAll(due, () => this.stopped || leaseLost)) };
     } finally {
+      clearInterval(renewal);
       await releaseLease(this.deps.orm, VERIFIER_LEASE, owner).catch((error: unknown) =>
         this.deps.logger.warn({ err: error }, 'could not release the verifier lease; it expires on its own'),
       );
     }
   }
 
-  private async checkAll(due: readonly VerificationDue[]) {
+  private async checkAll(due: readonly VerificationDue[], shouldStop: () => boolean) {
     const tally = { checked: 0, unchecked: 0, deferred: 0 };
     const byCourse = new Map<string, VerificationDue[]>();
     for (const item of due) byCourse.set(item.courseId, [...(byCourse.get(item.courseId) ?? []), item]);
     for (const [courseId, items] of byCourse) {
-      const outcome = await this.checkCourse(courseId, items, tally);
-      if (outcome === 'budget-spent') {
+      const outcome = await this.checkCourse(courseId, items, tally, shouldStop);
+      if (outcome !== 'done') {
         tally.deferred = due.length - tally.checked - tally.unchecked;
         break;
       }
@@ -85,17 +129,24 @@ export class BackgroundVerifier {
     return tally;
   }
 
-  private async checkCourse(courseId: string, items: readonly VerificationDue[], tally: { checked: number; unchecked: number }) {
+  private async checkCourse(
+    courseId: string,
+    items: readonly VerificationDue[],
+    tally: { checked: number; unchecked: number },
+    shouldStop: () => boolean,
+  ): Promise<'done' | 'budget-spent' | 'stopped'> {
     const holder = await this.deps.holderFor(courseId, items[0]!.verifiedByLmsUserId);
     if (holder === null) {
       for (const item of items) if (await this.markUnchecked(item, VERIFICATION_REASONS.noGrant)) tally.unchecked += 1;
       return 'done';
     }
-    const beforeCall = async () => {
+    const beforeAttempt = async () => {
+      if (shouldStop()) throw new BatchStopped();
       if (!(await this.deps.callBudget.consume(BUDGET_KEY)).allowed) throw new BudgetSpent();
     };
-    const reader = new LmsCodeReader(this.deps.lmsFor(holder), courseId, { beforeCall });
+    const reader = new LmsCodeReader(this.deps.lmsFor(holder, { beforeAttempt }), courseId);
     for (const [index, item] of items.entries()) {
+      if (shouldStop()) return 'stopped';
       const setting = await this.deps.settings.loadAssessmentSettings(item.courseId, item.contentId);
       if (setting === null || !isEnforced(setting)) continue;
       try {
@@ -103,6 +154,7 @@ export class BackgroundVerifier {
         tally.checked += 1;
       } catch (error) {
         if (error instanceof BudgetSpent) return 'budget-spent';
+        if (error instanceof BatchStopped) return 'stopped';
         if (error instanceof LmsAuthorizationRequiredError) {
           this.deps.logger.info({ courseId, lmsUserId: holder.lmsUserId }, 'verifier stopped on an expired grant');
           for (const rest of items.slice(index)) if (await this.markUnchecked(rest, VERIFICATION_REASONS.grantExpired)) tally.unchecked += 1;
