@@ -8,3 +8,4 @@ export * from './exb-policy/index.js';
 export * from './lms-paths.js';
 export * from './lti-custom-fields.js';
 export * from './oauth-scopes.js';
+export * from './trpc-limits.js';

@@ -4,9 +4,10 @@
 /// <reference path="../../../server/src/types/async-exit-hook.d.ts" />
 import type {} from '@fastify/secure-session';
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import { isPolicyMessageKey, renderPolicyMessage, type PolicyMessageRef, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
 import { i18next } from '../i18n/i18n';
 import { errorMessage } from './error-message';
@@ -30,16 +31,28 @@ export interface ApiClientOptions {
 }
 
 export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppRouter> {
+  const { headers } = options;
+  // The session cookie is this origin's, and the Fetch Metadata check of mutations expects a same-origin request.
+  const sameOrigin = (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, credentials: 'same-origin' });
   return createTRPCClient<AppRouter>({
     links: [
       ...(options.before ?? []),
-      httpBatchLink({
-        ...(options.headers ? { headers: options.headers } : {}),
-        url: TRPC_PATH,
-        // Batched queries travel in the query string; stay well below what proxies in front of the service accept.
-        maxURLLength: 2000,
-        // The session cookie is this origin's, and the Fetch Metadata check of mutations expects a same-origin request.
-        fetch: (input, init) => fetch(input, { ...init, credentials: 'same-origin' }),
+      // The server takes at most TRPC_MAX_BATCH_SIZE calls a request, and each mutation in a request of its own.
+      splitLink({
+        condition: (op) => op.type === 'mutation',
+        true: httpLink({
+          ...(headers ? { headers: ({ op }) => headers({ opList: [op] }) } : {}),
+          url: TRPC_PATH,
+          fetch: sameOrigin,
+        }),
+        false: httpBatchLink({
+          ...(headers ? { headers } : {}),
+          url: TRPC_PATH,
+          // Batched queries travel in the query string; stay well below what proxies in front of the service accept.
+          maxURLLength: 2000,
+          maxItems: TRPC_MAX_BATCH_SIZE,
+          fetch: sameOrigin,
+        }),
       }),
     ],
   });

@@ -1,5 +1,6 @@
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { readSession } from '../security/session.js';
@@ -23,6 +24,10 @@ export async function registerTrpcRoutes(app: FastifyInstance, ctx: AppContext):
       if (!TRPC_METHODS.has(request.method)) {
         return reply.code(405).header('allow', 'GET, POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use GET or POST.'));
       }
+      // Each mutation is a change of its own (its guard, its audit entry, its LMS calls): never several in one request.
+      if (request.method === 'POST' && (request.params as { path?: string }).path?.includes(',')) {
+        return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Send each mutation in a request of its own.'));
+      }
     });
     await registerTrpcPlugin(trpc, ctx);
   });
@@ -33,6 +38,7 @@ async function registerTrpcPlugin(app: FastifyInstance, ctx: AppContext): Promis
     prefix: '/trpc',
     trpcOptions: {
       router: appRouter,
+      maxBatchSize: TRPC_MAX_BATCH_SIZE,
       createContext: ({ req }) => trpcContext(ctx, req),
       // The headers the called procedures asked for; a batch answers with all of them.
       responseMeta: ({ ctx: called }) => ({ headers: called?.responseHeaders ?? {} }),

@@ -26,6 +26,35 @@ describe('tRPC endpoint', () => {
     const response = await t.app.inject({ method: 'GET', url: '/trpc/nothing.here' });
     expect(response.statusCode).toBe(404);
   });
+
+  it('takes at most ten calls in one request', async () => {
+    const batch = (size: number) => `/trpc/${Array(size).fill('session.whoami').join(',')}?batch=1&input=%7B%7D`;
+    expect((await t.app.inject({ method: 'GET', url: batch(10) })).statusCode).toBe(401);
+    const over = await t.app.inject({ method: 'GET', url: batch(11) });
+    expect(over.statusCode).toBe(400);
+    expect(JSON.stringify(over.json())).toMatch(/batch/i);
+  });
+
+  it('takes each mutation in a request of its own', async () => {
+    const cookie = await sessionFor(t.app, instructor());
+    const reveal = 'instructor.passwords.revealCourse';
+    const many = await t.app.inject({
+      method: 'POST',
+      url: `/trpc/${reveal},${reveal}?batch=1`,
+      headers: { cookie, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' },
+      payload: JSON.stringify({ 0: {}, 1: {} }),
+    });
+    expect(many.statusCode).toBe(400);
+    expect(many.json()).toMatchObject({ success: false, error_code: 'INVALID_REQUEST' });
+  });
+
+  it('answers 405 to methods other than GET and POST', async () => {
+    for (const method of ['TRACE', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const) {
+      const response = await t.app.inject({ method, url: '/trpc/session.whoami' });
+      expect(response.statusCode, method).toBe(405);
+      expect(response.json()).toMatchObject({ error_code: 'METHOD_NOT_ALLOWED' });
+    }
+  });
 });
 
 describe('tRPC endpoint: unexpected failures', () => {
