@@ -39,14 +39,17 @@ type AssessmentRoute = { Params: { courseId: string; quizId: string } };
  * by pages on the LMS origin.
  */
 export async function registerRequirementRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { requirement } = ctx.examBrowser;
+  const { requirement, admission } = ctx.examBrowser;
   allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_PATH], methods: ['GET'], headers: [] });
 
   app.get<{ Params: { '*': string } }>(REQUIREMENT_PATH, async (request, reply) => {
     const segments = request.params['*'].split('/');
     const exbRequired =
       segments.length === 2 &&
-      (await requirement.isRequired({ courseId: segments[0] as string, contentId: segments[1] as string }));
+      (await requirement.isRequired(
+        { courseId: segments[0] as string, contentId: segments[1] as string },
+        async () => (await admission.requirementLookup(request.ip)).allowed,
+      ));
     return reply.header('cache-control', REQUIREMENT_CACHE_CONTROL).send({ success: true, exbRequired });
   });
 }

@@ -479,7 +479,7 @@ describe('GET /api/exb/tools/:courseId/:quizId', () => {
 describe('budgets', () => {
   let small: StudentHarness;
   beforeAll(async () => {
-    small = await createStudentHarness({ budgets: { proofPerIp: 1, redeemPerIp: 1 } });
+    small = await createStudentHarness({ budgets: { proofPerIp: 1, redeemPerIp: 1, requirementLookupPerIp: 3 } });
     await small.enforce(QUIZ);
   });
   afterAll(() => small.close());
@@ -497,5 +497,18 @@ describe('budgets', () => {
     const redemption = await small.redeem(QUIZ, 'A'.repeat(43));
     expect(redemption.statusCode).toBe(429);
     expect(redemption.headers['retry-after']).toBe('60');
+  });
+
+  it('answers requirement lookups over the per-address budget false without a lookup; another address has its own', async () => {
+    await small.enforce(NEW_QUIZ);
+    const ask = (contentId: string, remoteAddress = '203.0.113.9') =>
+      small.app.inject({ method: 'GET', url: `/api/exb/requirement/${COURSE}/${encodeURIComponent(contentId)}`, remoteAddress });
+    expect((await ask(QUIZ)).json()).toEqual({ success: true, exbRequired: true });
+    for (const id of [9001, 9002]) expect((await ask(`classicquiz_${id}`)).json().exbRequired).toBe(false);
+    // The budget is spent: an enforced assessment not asked for before is answered false, as unverifiable.
+    const refused = await ask(NEW_QUIZ);
+    expect(refused.statusCode).toBe(200);
+    expect(refused.json()).toEqual({ success: true, exbRequired: false });
+    expect((await ask(NEW_QUIZ, '198.51.100.7')).json()).toEqual({ success: true, exbRequired: true });
   });
 });

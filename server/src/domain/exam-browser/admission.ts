@@ -19,6 +19,8 @@ export interface ExamBrowserBudgetSizes {
   downloadPerIp: number;
   proofPerIp: number;
   redeemPerIp: number;
+  /** Requirement answers that need a database lookup; cached answers are free, so a class rarely spends any. */
+  requirementLookupPerIp: number;
   readinessPerPrincipal: number;
 }
 
@@ -28,6 +30,7 @@ export const DEFAULT_EXAM_BROWSER_BUDGETS: ExamBrowserBudgetSizes = {
   downloadPerIp: 1800,
   proofPerIp: 3000,
   redeemPerIp: 3000,
+  requirementLookupPerIp: 600,
   readinessPerPrincipal: 20,
 };
 
@@ -37,6 +40,7 @@ export class ExamBrowserAdmission {
   readonly configDownload: AddressAdmission;
   readonly proof: AddressAdmission;
   readonly redemption: AddressAdmission;
+  readonly requirementLookup: AddressAdmission;
   private readonly grant: { ip: AddressAdmission; principal: AdmissionBudget };
   private readonly readinessBudget: AdmissionBudget;
 
@@ -50,6 +54,7 @@ export class ExamBrowserAdmission {
     this.configDownload = perAddress('exb-download-ip', sizes.downloadPerIp);
     this.proof = perAddress('exb-proof-ip', sizes.proofPerIp);
     this.redemption = perAddress('exb-redeem-ip', sizes.redeemPerIp);
+    this.requirementLookup = perAddress('exb-requirement-ip', sizes.requirementLookupPerIp);
     this.readinessBudget = memoryBudget({
       name: 'exb-readiness-principal',
       points: sizes.readinessPerPrincipal,

@@ -15,7 +15,8 @@ import { settingsGeneration } from '../settings/settings-generation.js';
  * query per instance and second. A settings write through this process drops every kept answer
  * (`settings/settings-generation.ts`), so its next request sees the change; another instance's change is seen within
  * the second. Identical lookups that arrive while one is pending share it. Failures are not kept. Malformed ids are
- * answered without a lookup.
+ * answered without a lookup, and so is a lookup `admitLookup` refuses (a client asking for thousands of distinct
+ * assessments): `false`, the contract's answer for an unverifiable requirement.
  */
 
 export type PolicyLoader = (courseId: string, contentId: string) => Promise<ExamPolicy | null>;
@@ -43,18 +44,17 @@ export class RequirementService implements ExbRequirementLookup {
     private readonly now: () => number = Date.now,
   ) {}
 
-  isRequired(assessment: { courseId: string; contentId: string }): Promise<boolean> {
+  async isRequired(assessment: { courseId: string; contentId: string }, admitLookup?: () => Promise<boolean>): Promise<boolean> {
     const { courseId, contentId } = assessment;
-    if (!isLmsId(courseId) || parseContentId(contentId) === null || !contentIdMatchesCourse(contentId, courseId)) {
-      return Promise.resolve(false);
-    }
+    if (!isLmsId(courseId) || parseContentId(contentId) === null || !contentIdMatchesCourse(contentId, courseId)) return false;
     const key = `${courseId}/${contentId}`;
     const now = this.now();
     const generation = settingsGeneration();
     const cached = this.answers.get(key);
-    if (cached !== undefined && cached.until > now && cached.generation === generation) return Promise.resolve(cached.required);
+    if (cached !== undefined && cached.until > now && cached.generation === generation) return cached.required;
     const running = this.pending.get(key);
     if (running !== undefined) return running;
+    if (admitLookup !== undefined && !(await admitLookup())) return false;
     const lookup = this.lookup(courseId, contentId, key, now, generation);
     if (this.pending.size < MAX_PENDING) {
       this.pending.set(key, lookup);
