@@ -9,6 +9,8 @@ import {
   ConfigurationDownloadError,
   configKeyHashFor,
   downloadConfiguration,
+  fetchUrlFor,
+  isRegisteredLaunchUrl,
   openConfiguration,
   SimulatedExamBrowser,
   type ExamBrowserPageApi,
@@ -78,9 +80,10 @@ describe('exam-browser simulator against the setup-check routes', () => {
   it('follows the exam-browser scheme of the launch URL the page offers', async () => {
     const page = await (await fetch(`${base}/exb/check`)).text();
     const launchUrl = /"launchUrl":"([^"]+)"/.exec(page)?.[1];
-    expect(launchUrl).toMatch(/^exb:\/\//);
+    expect(launchUrl).toBe(`seb://${new URL(base).host}/exb/check/config.seb`);
     const download = await downloadConfiguration(launchUrl!);
-    expect(download.url).toBe(`${base}/exb/check/config.exb`);
+    expect(download.url).toBe(`${base}/exb/check/config.seb`);
+    expect(download.headers.get('content-type')).toBe('application/seb');
     expect(openConfiguration(download.bytes, developmentIdentity(t.dataDir)).startUrl).toBe(`${base}/exb/check`);
   });
 
@@ -124,9 +127,9 @@ describe('download request sequence', () => {
 
   it('falls back to a GET availability check when HEAD is refused', async () => {
     const { fetch, seen } = fakeFetch({ HEAD: [405], GET: [200, 200] });
-    const download = await downloadConfiguration('exbs://tool.example.test/exb/check/config.exb', { fetch });
+    const download = await downloadConfiguration('sebs://tool.example.test/exb/check/config.seb', { fetch });
     expect(seen).toEqual(['HEAD', 'GET', 'GET']);
-    expect(download.url).toBe('https://tool.example.test/exb/check/config.exb');
+    expect(download.url).toBe('https://tool.example.test/exb/check/config.seb');
     expect(download.bytes.toString()).toBe('configuration');
   });
 
@@ -136,8 +139,25 @@ describe('download request sequence', () => {
     expect(seen).toEqual(['HEAD', 'GET']);
   });
 
-  it('refuses other schemes', async () => {
-    await expect(downloadConfiguration('file:///etc/passwd')).rejects.toThrow();
+  it('refuses other schemes, the contract\'s exbs:// among them, without a request', async () => {
+    const { fetch, seen } = fakeFetch({ HEAD: [200], GET: [200] });
+    for (const url of ['file:///etc/passwd', 'exbs://tool.example.test/exb/check/config.exb', 'exb://tool.example.test/x.exb']) {
+      await expect(downloadConfiguration(url, { fetch }), url).rejects.toThrow(/does not load/);
+    }
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('schemes the exam browser registers', () => {
+  it('starts only for seb:// and sebs:// and fetches them as http:// and https://, host, path and query unchanged', () => {
+    expect(isRegisteredLaunchUrl('sebs://tool.example.test/exb/config/1/q.seb?grant=abc')).toBe(true);
+    expect(isRegisteredLaunchUrl('SEB://localhost:3000/exb/check/config.seb')).toBe(true);
+    for (const url of ['exbs://tool.example.test/x.exb', 'exb://localhost/x', 'https://tool.example.test/x.seb', 'sebx://a/b']) {
+      expect(isRegisteredLaunchUrl(url), url).toBe(false);
+    }
+    expect(fetchUrlFor('sebs://tool.example.test/exb/config/1/q.seb?grant=abc')).toBe('https://tool.example.test/exb/config/1/q.seb?grant=abc');
+    expect(fetchUrlFor('seb://localhost:3000/exb/check/config.seb')).toBe('http://localhost:3000/exb/check/config.seb');
+    expect(fetchUrlFor('https://tool.example.test/x')).toBe('https://tool.example.test/x');
   });
 });
 

@@ -7,6 +7,7 @@ import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '
 import { createTestApp, type TestApp } from '../../server/test/support/app.js';
 import {
   downloadConfiguration,
+  isRegisteredLaunchUrl,
   openConfiguration,
   SimulatedExamBrowser,
   type ExamBrowserPlatform,
@@ -97,8 +98,33 @@ describe.runIf(browserAvailable())('setup-check page in Chromium', () => {
     await expect.poll(() => phase(page), { timeout: 10_000 }).toBe('no-page-api');
     expect(await page.getByText(/You are not in the exam browser/).count()).toBeGreaterThan(0);
     const launch = page.getByRole('link', { name: 'Open the setup check in the exam browser' });
-    expect(await launch.getAttribute('href')).toBe(`exb://${new URL(t.url!).host}/exb/check/config.exb`);
+    expect(await launch.getAttribute('href')).toBe(`seb://${new URL(t.url!).host}/exb/check/config.seb`);
+    const download = page.getByRole('link', { name: 'download the setup-check configuration' });
+    expect(await download.getAttribute('href')).toBe(`${t.url}/exb/check/config.seb`);
     expect(await page.locator('[data-check]').count()).toBe(0);
+    expect(problems).toEqual([]);
+    await close();
+  });
+
+  it('starts the exam browser through the page\'s seb:// link, which then passes both checks', async () => {
+    const ordinary = await openCheck(undefined);
+    await expect.poll(() => phase(ordinary.page), { timeout: 10_000 }).toBe('no-page-api');
+    const href = await ordinary.page.getByRole('link', { name: 'Open the setup check in the exam browser' }).getAttribute('href');
+    await ordinary.close();
+    // What the operating system does with the link: it starts the exam browser only for a scheme it registered.
+    expect(isRegisteredLaunchUrl(href!)).toBe(true);
+    const download = await downloadConfiguration(href!);
+    expect(download.headers.get('content-type')).toBe('application/seb');
+    const secrets = path.join(t.dataDir, 'secrets');
+    const opened = openConfiguration(download.bytes, {
+      certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
+      privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
+    });
+    expect(opened.startUrl).toBe(`${t.url}/exb/check`);
+    const { page, problems, close } = await openCheck(SimulatedExamBrowser.fromConfiguration(opened), new URL(opened.startUrl!).pathname);
+    await expect.poll(() => phase(page), { timeout: 10_000 }).toBe('done');
+    expect(await status(page, 'configKey')).toBe('passed');
+    expect(await status(page, 'expectedUrl')).toBe('passed');
     expect(problems).toEqual([]);
     await close();
   });

@@ -176,13 +176,13 @@ export class StudentSession {
     await page.close();
   }
 
-  /** Reads the `exbs://` URL the handoff page hands to the operating system, from its data and from its link. */
+  /** Reads the `seb://` URL (plain http here) the handoff page hands to the operating system, from its data and its link. */
   async handoffLaunchUrl(frame: Frame, purpose: string): Promise<string> {
     const data = await waitForView(frame, 'exb-launch-handoff');
     expect(data).toMatchObject({ available: true, purpose, lmsReturnUrl: `${this.lms.baseUrl}/courses/${COURSE}` });
     const exbLaunchUrl = data.exbLaunchUrl as string;
     const service = new URL(this.serviceUrl);
-    expect(exbLaunchUrl).toMatch(new RegExp(`^exb://${service.host}/exb/config/${COURSE}/${CONTENT_ID}\\.exb\\?grant=[A-Za-z0-9_-]{43}$`));
+    expect(exbLaunchUrl).toMatch(new RegExp(`^seb://${service.host}/exb/config/${COURSE}/${CONTENT_ID}\\.seb\\?grant=[A-Za-z0-9_-]{43}$`));
     expect(await frame.locator(`a[href="${exbLaunchUrl}"]`).count()).toBe(1);
     return exbLaunchUrl;
   }
@@ -194,7 +194,9 @@ export class StudentSession {
       { method: 'HEAD', status: 200 },
       { method: 'GET', status: 200 },
     ]);
-    expect(download.headers.get('content-disposition')).toBe(`attachment; filename=quiz_${COURSE}_${CONTENT_ID}.exb`);
+    // The file type Safe Exam Browser registers, so its own browser, too, would open this download as a configuration.
+    expect(download.headers.get('content-type')).toBe('application/seb');
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename=quiz_${COURSE}_${CONTENT_ID}.seb`);
     return openConfiguration(download.bytes, this.identity);
   }
 

@@ -211,6 +211,9 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     // The download page: the real exam browser's button, and beside it the testbed's stand-in, labelled as such.
     const handoff = await waitForView(tool, 'exb-launch-handoff');
     expect(handoff).toMatchObject({ available: true, testbedExamBrowserUrl: expect.stringContaining(`${dev.examBrowserUrl}?launch=`) });
+    // The scheme Safe Exam Browser registers (`seb://` on this http testbed), leading to the `.seb` download.
+    expect(handoff.exbLaunchUrl).toMatch(new RegExp(`^seb://${new URL(dev.serviceUrl).host}/exb/config/${COURSE}/${CLASSIC}\\.seb\\?grant=[A-Za-z0-9_-]{43}$`));
+    expect(new URL(handoff.testbedExamBrowserUrl as string).searchParams.get('launch')).toBe(handoff.exbLaunchUrl);
     expect(await tool.getByRole('link', { name: 'Open the exam browser' }).getAttribute('href')).toBe(handoff.exbLaunchUrl);
     await tool.getByRole('heading', { name: 'Testbed: no exam browser on this computer?' }).waitFor();
     await shoot(page, '07-download-page-with-testbed-link');
@@ -299,9 +302,30 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: 'Download the configuration' }).click();
-    expect(await waitForView(page, 'exb-launch-handoff')).toMatchObject({ available: true, testbedExamBrowserUrl: expect.any(String) });
+    const handoff = await waitForView(page, 'exb-launch-handoff');
+    expect(handoff).toMatchObject({ available: true, testbedExamBrowserUrl: expect.any(String) });
+    const launchUrl = handoff.exbLaunchUrl as string;
+    const host = new URL(dev.serviceUrl).host;
+    expect(launchUrl).toMatch(new RegExp(`^seb://${host}/exb/config/${COURSE}/${NEW_QUIZ}\\.seb\\?grant=[A-Za-z0-9_-]{43}$`));
     await page.getByRole('link', { name: TESTBED_LINK }).waitFor();
     await shootNarrow(page, '16-new-quiz-handoff');
+
+    // The simulated exam browser, like the real one, starts for no other scheme: the contract's `exbs://` starts nothing.
+    const { context } = student;
+    const stray = await context.newPage();
+    const refused = await stray.goto(`${dev.examBrowserUrl}?${new URLSearchParams({ launch: launchUrl.replace(/^seb:/, 'exb:') })}`);
+    expect(refused?.status()).toBe(400);
+    expect(await stray.locator('#exb-sim-problem').textContent()).toContain('opens only seb:// and sebs:// links');
+    await shoot(stray, '16-new-quiz-exb-scheme-refused');
+    await stray.close();
+
+    // The refusal spent nothing: the page's own seb:// link opens the new quiz in the simulated exam browser.
+    const [simulator] = await Promise.all([context.waitForEvent('page'), page.getByRole('link', { name: TESTBED_LINK }).click()]);
+    await simulator.waitForURL(new RegExp(`^${dev.examBrowserUrl}/[A-Za-z0-9_-]{22}$`), { timeout: PAGE_TIMEOUT_MS });
+    const assignment = (await (await simulator.locator('#exb-sim-page').elementHandle())!.contentFrame())!;
+    await assignment.waitForURL(`${dev.lmsUrl}/courses/${COURSE}/assignments/301`, { timeout: PAGE_TIMEOUT_MS });
+    await shoot(simulator, '16-new-quiz-simulated-exam-browser');
+    await simulator.close();
   });
 
   it('an unknown address shows a page in the tool’s look with the way back; API clients get JSON', async () => {

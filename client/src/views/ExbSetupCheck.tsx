@@ -13,8 +13,8 @@ const schema = z.object({
   /** The URL this page must have been opened at by the setup-check configuration. */
   expectedUrl: httpUrl,
   configUrl: httpUrl,
-  /** The same download through the exam browser's own scheme (`exbs://`), which starts the browser. */
-  launchUrl: z.string().regex(/^exbs?:\/\/[^\s]+$/, 'Expected an exb:// or exbs:// URL'),
+  /** The same download through the scheme the exam browser registers (`sebs://`, `seb://` on http), which starts it. */
+  launchUrl: z.string().regex(/^sebs?:\/\/[^\s]+$/, 'Expected a seb:// or sebs:// URL'),
   quitUrl: httpUrl,
 });
 

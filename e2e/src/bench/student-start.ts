@@ -199,7 +199,7 @@ export async function studentStart(
   );
   if (grant.status !== 200) return fail('grant', grant);
   if (until === 'grant') return done();
-  const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^exbs?:/, 'http:'));
+  const launch = new URL((JSON.parse(grant.body.toString('utf8')) as { exbLaunchUrl: string }).exbLaunchUrl.replace(/^sebs?:/, 'http:'));
   const pathAndQuery = `${launch.pathname}${launch.search}`;
   const headed = env.heads.head(pathAndQuery, PROXY_HEADERS).then((answer) => ({ ...answer, headers: {}, body: Buffer.alloc(0) }));
   const head = await step('head', headed);

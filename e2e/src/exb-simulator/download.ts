@@ -1,9 +1,10 @@
-import { fromExbLaunchUrl } from '@exb/server/exb/launch-url.js';
+import { fetchUrlFor } from './schemes.js';
 
 /**
- * Fetches a configuration the way the exam browser does: `exb(s)://` becomes `http(s)://`, a fresh client without the
- * user's cookies asks `HEAD` first (falling back to a `GET` when `HEAD` is refused), then `GET`s the data. A `401` or an
- * HTML answer is not a configuration: the real browser opens such a URL as a page instead.
+ * Fetches a configuration the way the exam browser does: `seb(s)://` becomes `http(s)://` and any other scheme but
+ * http(s) is refused (`schemes.ts`), a fresh client without the user's cookies asks `HEAD` first (falling back to a
+ * `GET` when `HEAD` is refused), then `GET`s the data. A `401` or an HTML answer is not a configuration: the real browser
+ * opens such a URL as a page instead.
  */
 
 export interface DownloadRequest {
@@ -44,7 +45,7 @@ export class ConfigurationDownloadError extends Error {
 export const SIMULATOR_USER_AGENT = 'SEB/3.10.0 (exam-browser simulator)';
 
 export async function downloadConfiguration(launchUrl: string, options: DownloadOptions = {}): Promise<DownloadedConfiguration> {
-  const url = fromExbLaunchUrl(launchUrl);
+  const url = fetchUrlFor(launchUrl);
   const doFetch = options.fetch ?? fetch;
   const headers = { 'user-agent': options.userAgent ?? SIMULATOR_USER_AGENT, accept: '*/*' };
   const requests: DownloadRequest[] = [];

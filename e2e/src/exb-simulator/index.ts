@@ -5,6 +5,7 @@
 export { ConfigurationDownloadError, downloadConfiguration, SIMULATOR_USER_AGENT } from './download.js';
 export type { DownloadedConfiguration, DownloadOptions, DownloadRequest } from './download.js';
 export { openConfiguration } from './open.js';
+export { fetchUrlFor, isRegisteredLaunchUrl } from './schemes.js';
 export type { OpenConfigurationOptions, OpenedConfiguration } from './open.js';
 export { configKeyHashFor, SimulatedExamBrowser } from './page-api.js';
 export type {

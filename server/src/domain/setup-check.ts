@@ -2,6 +2,7 @@ import type { CertificateStore, CertificateUnavailableReason } from '../exb/cert
 import { computeConfigKey, configKeyHashMatches } from '../exb/config-key.js';
 import { writeContainer } from '../exb/container.js';
 import { sha256 } from '../exb/hash.js';
+import { EXB_CONFIG_FILE, SEB_CONFIG_FILE, type ConfigFileType } from '../exb/config-file-type.js';
 import { toExbLaunchUrl } from '../exb/launch-url.js';
 import { writePlist, type PlistDict } from '../exb/plist.js';
 import { buildExamSettings } from '../exb/settings.js';
@@ -14,10 +15,25 @@ import { buildExamSettings } from '../exb/settings.js';
  */
 
 export const SETUP_CHECK_PATH = '/exb/check';
-export const SETUP_CHECK_CONFIG_PATH = '/exb/check/config.exb';
 export const SETUP_CHECK_QUIT_PATH = '/exb/check/quit';
 export const SETUP_CHECK_PROOF_PATH = '/api/exb/check-proof';
-export const SETUP_CHECK_FILE_NAME = 'exb-setup-check.exb';
+
+/**
+ * The setup check's download under each name it is served as: the contract's `.exb` and Safe Exam Browser's `.seb`
+ * (`exb/config-file-type.ts`). The page's links lead to the `.seb` one.
+ */
+export const SETUP_CHECK_CONFIG_FILES: readonly SetupCheckConfigFile[] = [EXB_CONFIG_FILE, SEB_CONFIG_FILE].map(setupCheckFile);
+const SETUP_CHECK_LINKED_PATH = setupCheckFile(SEB_CONFIG_FILE).path;
+
+export interface SetupCheckConfigFile {
+  path: string;
+  fileName: string;
+  type: ConfigFileType;
+}
+
+function setupCheckFile(type: ConfigFileType): SetupCheckConfigFile {
+  return { path: `/exb/check/config${type.extension}`, fileName: `exb-setup-check${type.extension}`, type };
+}
 
 export interface SetupCheckOptions {
   baseUrl: string;
@@ -48,7 +64,7 @@ export class SetupCheck {
   constructor(options: SetupCheckOptions) {
     this.certificates = options.certificates;
     this.pageUrl = new URL(SETUP_CHECK_PATH, options.baseUrl).href;
-    this.configUrl = new URL(SETUP_CHECK_CONFIG_PATH, options.baseUrl).href;
+    this.configUrl = new URL(SETUP_CHECK_LINKED_PATH, options.baseUrl).href;
     this.quitUrl = new URL(SETUP_CHECK_QUIT_PATH, options.baseUrl).href;
     this.launchUrl = toExbLaunchUrl(this.configUrl);
     this.settings = buildExamSettings({

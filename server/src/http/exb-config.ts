@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import type { AppContext } from '../context.js';
 import type { DownloadFailure, HandoffPurpose, MintOutcome } from '../domain/exam-browser/config-grants.js';
+import { parseConfigFileName } from '../exb/config-file-type.js';
 import { type ActionTokenCheck } from '../security/action-token.js';
 import { errorBody } from './error-body.js';
 import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
@@ -11,8 +12,6 @@ import { sameOriginMutation } from './mutation-guard.js';
 
 export const CONFIG_GRANT_PATH = '/api/exb/config-grant/:courseId/:contentId';
 export const CONFIG_DOWNLOAD_PATH = '/exb/config/:courseId/:fileName';
-
-const CONFIG_FILE_EXTENSION = '.exb';
 
 type AssessmentRoute = { Params: { courseId: string; contentId: string } };
 type DownloadRoute = { Params: { courseId: string; fileName: string }; Querystring: { grant?: unknown } };
@@ -116,18 +115,18 @@ export async function registerConfigGrantRoutes(app: FastifyInstance, ctx: AppCo
 
 /**
  * Document 3: `GET`/`HEAD /exb/config/:courseId/:contentId.exb`. The exam browser fetches it without the user's cookies:
- * the grant in the query is all its authorization, so the route needs no session.
+ * the grant in the query is all its authorization, so the route needs no session. The same download is also served as
+ * `:contentId.seb`, named and typed as Safe Exam Browser's file (`exb/config-file-type.ts`), which is where launch URLs
+ * lead; both names take the same grant, and it is spent once whichever is used.
  */
 export async function registerConfigDownloadRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { grants, admission } = ctx.examBrowser;
 
   const download = (method: 'GET' | 'HEAD') => async (request: FastifyRequest<DownloadRoute>, reply: FastifyReply) => {
     reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
-    const { fileName } = request.params;
-    const params = fileName.endsWith(CONFIG_FILE_EXTENSION)
-      ? assessmentParams(request.params.courseId, fileName.slice(0, -CONFIG_FILE_EXTENSION.length))
-      : null;
-    if (params === null) return reply.callNotFound();
+    const file = parseConfigFileName(request.params.fileName);
+    const params = file === null ? null : assessmentParams(request.params.courseId, file.stem);
+    if (file === null || params === null) return reply.callNotFound();
     const grant = request.query.grant;
     if (!isBase64UrlToken(grant)) return sendDownloadFailure(reply, 'grant-invalid');
     if (!(await admission.configDownload(request.ip)).allowed) {
@@ -135,8 +134,8 @@ export async function registerConfigDownloadRoutes(app: FastifyInstance, ctx: Ap
     }
 
     const headers = {
-      'content-type': 'application/octet-stream',
-      'content-disposition': `attachment; filename=quiz_${params.courseId}_${params.contentId}${CONFIG_FILE_EXTENSION}`,
+      'content-type': file.type.contentType,
+      'content-disposition': `attachment; filename=quiz_${params.courseId}_${params.contentId}${file.type.extension}`,
       'content-description': 'File Transfer',
     };
     if (method === 'HEAD') {

@@ -4,8 +4,7 @@ import { z } from 'zod';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
 import {
-  SETUP_CHECK_CONFIG_PATH,
-  SETUP_CHECK_FILE_NAME,
+  SETUP_CHECK_CONFIG_FILES,
   SETUP_CHECK_PATH,
   SETUP_CHECK_PROOF_PATH,
   SETUP_CHECK_QUIT_PATH,
@@ -80,34 +79,37 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     });
   }
 
-  app.get(SETUP_CHECK_CONFIG_PATH, async (request, reply) => {
-    // The address budget first, so a client that is already refused does not also drain the shared one.
-    if (!(await admitted(perIp, clientAddressKey(request.ip))) || !(await admitted(perProcess, 'process'))) {
-      return rateLimited(reply);
-    }
-    const configuration = setupCheck.configuration();
-    if (!configuration.available) {
-      request.log.warn({ reason: configuration.reason }, 'setup-check configuration refused: certificate not ready');
+  // The contract's `.exb` and Safe Exam Browser's `.seb` name of the same file (`SETUP_CHECK_CONFIG_FILES`).
+  for (const file of SETUP_CHECK_CONFIG_FILES) {
+    app.get(file.path, async (request, reply) => {
+      // The address budget first, so a client that is already refused does not also drain the shared one.
+      if (!(await admitted(perIp, clientAddressKey(request.ip))) || !(await admitted(perProcess, 'process'))) {
+        return rateLimited(reply);
+      }
+      const configuration = setupCheck.configuration();
+      if (!configuration.available) {
+        request.log.warn({ reason: configuration.reason }, 'setup-check configuration refused: certificate not ready');
+        return reply
+          .code(503)
+          .header('cache-control', 'no-store')
+          .send(
+            errorBody(
+              ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
+              'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
+            ),
+          );
+      }
       return reply
-        .code(503)
-        .header('cache-control', 'no-store')
-        .send(
-          errorBody(
-            ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
-            'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
-          ),
-        );
-    }
-    return reply
-      .headers({
-        'content-disposition': `attachment; filename=${SETUP_CHECK_FILE_NAME}`,
-        'content-description': 'File Transfer',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-      })
-      .type('application/octet-stream')
-      .send(configuration.bytes);
-  });
+        .headers({
+          'content-disposition': `attachment; filename=${file.fileName}`,
+          'content-description': 'File Transfer',
+          'cache-control': 'no-store',
+          'x-content-type-options': 'nosniff',
+        })
+        .type(file.type.contentType)
+        .send(configuration.bytes);
+    });
+  }
 
   app.get(SETUP_CHECK_PATH, async (request, reply) =>
     shell.send(

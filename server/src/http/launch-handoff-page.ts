@@ -15,7 +15,7 @@ export interface LaunchHandoffPageOptions {
 }
 
 /**
- * The page that hands the `exb(s)://` URL to the operating system, once. On a testbed with the development LMS it also
+ * The page that hands the `seb(s)://` launch URL to the operating system, once. On a testbed with the development LMS it also
  * offers the LMS's simulated exam browser for the same one-time download, and then does not start the exam browser by
  * itself: a development machine usually has none, and the browser's prompt for an unknown scheme would cover the page.
  */

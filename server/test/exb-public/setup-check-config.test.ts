@@ -55,6 +55,20 @@ describe('GET /exb/check/config.exb', () => {
     expect(response.body).toBe('');
   });
 
+  it('serves the same file as config.seb, named and typed as Safe Exam Browser registers it', async () => {
+    const exb = await download();
+    for (const method of ['GET', 'HEAD'] as const) {
+      const response = await t.app.inject({ method, url: '/exb/check/config.seb', remoteAddress: `198.51.100.${++address}` });
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['content-type']).toBe('application/seb');
+      expect(response.headers['content-disposition']).toBe('attachment; filename=exb-setup-check.seb');
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      if (method === 'GET') expect(response.rawPayload.equals(exb.rawPayload)).toBe(true);
+      else expect(response.body).toBe('');
+    }
+  });
+
   it('serves the same encrypted bytes every time and re-checks the certificate on every response', async () => {
     const readiness = vi.spyOn(CertificateStore.prototype, 'unavailableReason');
     const first = await download();

@@ -30,8 +30,8 @@ describe('setup-check page, proof and quit page', () => {
         view: 'exb-setup-check',
         proofUrl: '/api/exb/check-proof',
         expectedUrl: CHECK_URL,
-        configUrl: `${SERVICE}/exb/check/config.exb`,
-        launchUrl: 'exbs://tool.example.test/exb/check/config.exb',
+        configUrl: `${SERVICE}/exb/check/config.seb`,
+        launchUrl: 'sebs://tool.example.test/exb/check/config.seb',
         quitUrl: `${SERVICE}/exb/check/quit`,
       });
     });
@@ -156,11 +156,11 @@ describe('setup check on an http development origin', () => {
   });
   afterAll(() => t.close());
 
-  it('launches through exb:// and expects the check page on that origin', async () => {
+  it('launches through seb:// and expects the check page on that origin', async () => {
     const response = await fetch(`${t.url}/exb/check`);
     const bootstrap = bootstrapOf(await response.text());
     const host = new URL(t.url!).host;
-    expect(bootstrap.launchUrl).toBe(`exb://${host}/exb/check/config.exb`);
+    expect(bootstrap.launchUrl).toBe(`seb://${host}/exb/check/config.seb`);
     expect(bootstrap.expectedUrl).toBe(`${t.url}/exb/check`);
   });
 });

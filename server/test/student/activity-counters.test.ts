@@ -55,7 +55,7 @@ describe('exam-day counters', () => {
   it('a spent grant downloads nothing more and counts nothing more', async () => {
     const before = (await counters.read(COURSE, QUIZ)).downloads.count;
     const { exbLaunchUrl } = await h.start();
-    const path = exbLaunchUrl.replace(/^exbs:\/\/[^/]+/, '');
+    const path = exbLaunchUrl.replace(/^sebs:\/\/[^/]+/, '');
     expect((await h.app.inject({ method: 'GET', url: path })).statusCode).toBe(403);
     expect((await counters.read(COURSE, QUIZ)).downloads.count).toBe(before + 1);
   });

@@ -38,13 +38,14 @@ function filterExpressions(settings: PlistDict): string[] {
 }
 
 describe('POST /api/exb/config-grant/:courseId/:contentId', () => {
-  it('answers the contract body with an exbs:// download URL, a handoff URL and 120 seconds, never cached', async () => {
+  it('answers the contract body with a sebs:// URL of the .seb download, a handoff URL and 120 seconds, never cached', async () => {
     const response = await h.grant();
     expect(response.statusCode).toBe(200);
     const body = response.json() as Record<string, unknown>;
     expect(body).toEqual({
       success: true,
-      exbLaunchUrl: expect.stringMatching(/^exbs:\/\/tool\.example\.test\/exb\/config\/101\/classicquiz_201\.exb\?grant=[A-Za-z0-9_-]{43}$/),
+      // The scheme Safe Exam Browser registers for an https service; the path its browser takes for a configuration.
+      exbLaunchUrl: expect.stringMatching(/^sebs:\/\/tool\.example\.test\/exb\/config\/101\/classicquiz_201\.seb\?grant=[A-Za-z0-9_-]{43}$/),
       handoffUrl: expect.stringMatching(/^\/exb\/launch-handoff\?key=[A-Za-z0-9_-]{43}$/),
       expiresInSeconds: 120,
     });
@@ -151,8 +152,8 @@ describe('POST /api/exb/config-grant/:courseId/:contentId', () => {
   });
 });
 
-describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
-  it('answers with the exact headers and a configuration for this student and quiz', async () => {
+describe('GET and HEAD /exb/config/:courseId/:contentId.exb (and .seb)', () => {
+  it('answers the launch URL\'s .seb download as application/seb, with a configuration for this student and quiz', async () => {
     await h.courseDefaults({
       urlRules: [{ match: 'domain', value: 'library.example.edu', broadDomainConfirmed: true }],
       externalTools: [
@@ -161,10 +162,11 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
     });
     try {
       const launch = await mint(QUIZ);
+      expect(downloadPathOf(launch)).toMatch(/^\/exb\/config\/101\/classicquiz_201\.seb\?grant=/);
       const response = await h.app.inject({ method: 'GET', url: downloadPathOf(launch) });
       expect(response.statusCode).toBe(200);
-      expect(response.headers['content-type']).toBe('application/octet-stream');
-      expect(response.headers['content-disposition']).toBe('attachment; filename=quiz_101_classicquiz_201.exb');
+      expect(response.headers['content-type']).toBe('application/seb');
+      expect(response.headers['content-disposition']).toBe('attachment; filename=quiz_101_classicquiz_201.seb');
       expect(response.headers['content-description']).toBe('File Transfer');
       expect(response.headers['cache-control']).toBe('no-store');
       const opened = openConfiguration(response.rawPayload, h.identity);
@@ -189,8 +191,8 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
     for (let i = 0; i < 2; i += 1) {
       const head = await h.app.inject({ method: 'HEAD', url: path });
       expect(head.statusCode).toBe(200);
-      expect(head.headers['content-type']).toBe('application/octet-stream');
-      expect(head.headers['content-disposition']).toBe('attachment; filename=quiz_101_classicquiz_201.exb');
+      expect(head.headers['content-type']).toBe('application/seb');
+      expect(head.headers['content-disposition']).toBe('attachment; filename=quiz_101_classicquiz_201.seb');
       expect(head.rawPayload.length).toBe(0);
     }
     expect((await h.app.inject({ method: 'GET', url: path })).statusCode).toBe(200);
@@ -198,6 +200,27 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
     expect(replay.statusCode).toBe(403);
     expect(replay.json()).toMatchObject({ success: false, error_code: 'EXB_CONFIG_GRANT_INVALID' });
     expect((await h.app.inject({ method: 'HEAD', url: path })).statusCode).toBe(403);
+  });
+
+  it('serves the contract\'s .exb name of the same grant as an octet-stream; the grant is spent once across both names', async () => {
+    const grant = grantOf(await mint(QUIZ));
+    const exb = `/exb/config/101/classicquiz_201.exb?grant=${grant}`;
+    const seb = `/exb/config/101/classicquiz_201.seb?grant=${grant}`;
+    const head = await h.app.inject({ method: 'HEAD', url: exb });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-type']).toBe('application/octet-stream');
+    expect(head.headers['content-disposition']).toBe('attachment; filename=quiz_101_classicquiz_201.exb');
+    expect((await h.app.inject({ method: 'HEAD', url: seb })).statusCode).toBe(200);
+    const response = await h.app.inject({ method: 'GET', url: exb });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('application/octet-stream');
+    expect(response.headers['content-disposition']).toBe('attachment; filename=quiz_101_classicquiz_201.exb');
+    expect(response.headers['content-description']).toBe('File Transfer');
+    expect(openConfiguration(response.rawPayload, h.identity).configKey).toMatch(/^[0-9a-f]{64}$/);
+    for (const path of [seb, exb]) {
+      expect((await h.app.inject({ method: 'HEAD', url: path })).statusCode, path).toBe(403);
+      expect((await h.app.inject({ method: 'GET', url: path })).statusCode, path).toBe(403);
+    }
   });
 
   it('serves the simulated exam browser: HEAD, then GET, as the real client fetches', async () => {
@@ -268,7 +291,7 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
     await h.enforce('classicquiz_822');
     const launch = await mint(QUIZ);
     const grant = grantOf(launch);
-    for (const path of [`/exb/config/101/classicquiz_822.exb?grant=${grant}`, `/exb/config/102/classicquiz_201.exb?grant=${grant}`]) {
+    for (const path of [`/exb/config/101/classicquiz_822.seb?grant=${grant}`, `/exb/config/102/classicquiz_201.exb?grant=${grant}`]) {
       expect((await h.app.inject({ method: 'GET', url: path })).statusCode).toBe(403);
     }
     // Still unspent: the refusals above did not consume it.
@@ -280,7 +303,7 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb', () => {
       const response = await h.app.inject({ method: 'GET', url: `/exb/config/101/classicquiz_201.exb${query}` });
       expect(response.statusCode, query).toBe(403);
     }
-    for (const path of ['/exb/config/101/classicquiz_201.seb', '/exb/config/abc/classicquiz_201.exb', '/exb/config/101/classicquiz_0201.exb', '/exb/config/101/newquiz:102:303.exb']) {
+    for (const path of ['/exb/config/101/classicquiz_201.xml', '/exb/config/101/classicquiz_201', '/exb/config/101/classicquiz_201.exb.seb', '/exb/config/abc/classicquiz_201.seb', '/exb/config/101/classicquiz_0201.exb', '/exb/config/101/newquiz:102:303.exb']) {
       expect((await h.app.inject({ method: 'GET', url: `${path}?grant=${'A'.repeat(43)}` })).statusCode, path).toBe(404);
     }
   });

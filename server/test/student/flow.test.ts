@@ -29,7 +29,7 @@ afterAll(() => h.close());
 describe('a whole student start', () => {
   it('grant → download → proof → redemption releases the code once, with the exit grant and tools', async () => {
     const { opened, exbLaunchUrl } = await h.start();
-    expect(exbLaunchUrl).toMatch(new RegExp(`^exbs://tool\\.example\\.test/exb/config/101/classicquiz_201\\.exb\\?grant=[A-Za-z0-9_-]{43}$`));
+    expect(exbLaunchUrl).toMatch(new RegExp(`^sebs://tool\\.example\\.test/exb/config/101/classicquiz_201\\.seb\\?grant=[A-Za-z0-9_-]{43}$`));
     expect(opened.layers).toEqual(['gzip', 'pkhs', 'plnd', 'gzip']);
     // The student's own LMS session, returning to the quiz.
     expect(opened.startUrl).toMatch(new RegExp(`^${LMS}/courses/101/quizzes/201\\?session_token=`));

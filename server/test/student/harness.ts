@@ -254,14 +254,14 @@ export function pageUrl(contentId: string): string {
   return `${LMS}/courses/${course}/assignments/${assignment}`;
 }
 
-/** The grant query value of an `exbs://` launch URL. */
+/** The grant query value of a `sebs://` launch URL. */
 export function grantOf(exbLaunchUrl: string): string {
-  return new URL(exbLaunchUrl.replace(/^exbs:/, 'https:')).searchParams.get('grant')!;
+  return new URL(exbLaunchUrl.replace(/^sebs:/, 'https:')).searchParams.get('grant')!;
 }
 
-/** The request path of an `exbs://` launch URL. */
+/** The request path of a `sebs://` launch URL. */
 export function downloadPathOf(exbLaunchUrl: string): string {
-  const url = new URL(exbLaunchUrl.replace(/^exbs:/, 'https:'));
+  const url = new URL(exbLaunchUrl.replace(/^sebs:/, 'https:'));
   return `${url.pathname}${url.search}`;
 }
 

@@ -159,7 +159,7 @@ describe('GET /exb/new-quiz/:courseId/:contentId', () => {
 });
 
 describe('GET /exb/launch-handoff', () => {
-  it('serves the exbs:// URL once, then only the course return link', async () => {
+  it('serves the sebs:// launch URL once, then only the course return link', async () => {
     const grant = await h.grant(student(), QUIZ, {
       actionToken: h.actionTokens.issue(h.session(student()).session, 'config-grant'),
       handoffPurpose: 'student-list',
@@ -178,9 +178,12 @@ describe('GET /exb/launch-handoff', () => {
       locale: 'en',
     });
     expect(first.body).toContain('Back to the quiz list');
+    expect(exbLaunchUrl).toMatch(/^sebs:\/\//);
+    expect(first.body).toContain(`href="${exbLaunchUrl}"`);
+    expect(first.body).not.toMatch(/exbs?:\/\//);
     const second = await h.app.inject({ method: 'GET', url: handoffUrl });
     expect(second.statusCode).toBe(200);
-    expect(second.body).not.toContain('exbs://');
+    expect(second.body).not.toMatch(/(?:exbs?|sebs?):\/\//);
     expect(bootstrapOf(second.body)).toEqual({ view: 'exb-launch-handoff', available: false, lmsReturnUrl: `${LMS}/courses/101`, locale: 'en' });
     // The handoff did not spend the grant; the exam browser still downloads once.
     const download = await h.app.inject({ method: 'GET', url: downloadPathOf(exbLaunchUrl) });
@@ -209,8 +212,50 @@ describe('GET /exb/launch-handoff', () => {
     for (const query of ['', '?key=', '?key=abc', `?key=${'A'.repeat(43)}`]) {
       const response = await h.app.inject({ method: 'GET', url: `/exb/launch-handoff${query}` });
       expect(response.statusCode, query).toBe(404);
-      expect(response.body).not.toContain('exbs://');
+      expect(response.body).not.toMatch(/(?:exbs?|sebs?):\/\//);
     }
+  });
+});
+
+describe('the exam browser\'s scheme in what the service sends', () => {
+  /**
+   * The contract's `exbs://` stands for the scheme the exam browser registers; a stock Safe Exam Browser registers only
+   * `sebs://` and `seb://`. Every response on a student's way to the exam browser is scanned, headers included.
+   */
+  it('starts the exam browser only through sebs:// and never sends an exb(s):// URL', async () => {
+    const texts: string[] = [];
+    const launches: string[] = [];
+    const send = async (method: 'GET' | 'HEAD' | 'POST', url: string, principal = student(), payload?: Record<string, unknown>) => {
+      const s = h.session(principal);
+      const response = await h.app.inject({ method, url, headers: { cookie: s.cookie, ...SAME_ORIGIN }, ...(payload ? { payload } : {}) });
+      expect(response.statusCode, `${url}: ${response.body.slice(0, 300)}`).toBeLessThan(400);
+      texts.push(JSON.stringify(response.headers), response.rawPayload.toString('latin1'));
+      return response;
+    };
+    const lmsUrl = encodeURIComponent(`${LMS}/courses/101/quizzes/201`);
+    await send('GET', `/exb/quiz/${COURSE}/${QUIZ}?lms_url=${lmsUrl}&user_id=3`);
+    await send('GET', `/exb/new-quiz/${COURSE}/${NEW_QUIZ}?lms_url=${encodeURIComponent(`${LMS}/courses/101/assignments/301`)}`);
+    for (const contentId of [QUIZ, NEW_QUIZ]) {
+      const s = h.session(student());
+      const grant = await send('POST', `/api/exb/config-grant/${COURSE}/${encodeURIComponent(contentId)}`, student(), {
+        actionToken: h.actionTokens.issue(s.session, 'config-grant'),
+      });
+      const { exbLaunchUrl, handoffUrl } = grant.json() as { exbLaunchUrl: string; handoffUrl: string };
+      launches.push(exbLaunchUrl);
+      await send('GET', handoffUrl);
+      await send('HEAD', downloadPathOf(exbLaunchUrl));
+      await send('GET', downloadPathOf(exbLaunchUrl));
+    }
+    const check = await send('GET', '/exb/check');
+    launches.push(bootstrapOf(check.body).launchUrl as string);
+    await send('GET', '/exb/check/config.seb');
+
+    expect(launches).toEqual([
+      expect.stringMatching(/^sebs:\/\/tool\.example\.test\/exb\/config\/101\/classicquiz_201\.seb\?grant=/),
+      expect.stringMatching(/^sebs:\/\/tool\.example\.test\/exb\/config\/101\/newquiz:101:301\.seb\?grant=/),
+      'sebs://tool.example.test/exb/check/config.seb',
+    ]);
+    for (const text of texts) expect(text).not.toMatch(/exbs?:\/\//i);
   });
 });
 

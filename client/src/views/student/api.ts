@@ -63,8 +63,8 @@ function refusalOf(body: unknown): { code: string | undefined; message: string |
 const unreachable = () => i18next.t('common:unreachable');
 
 /**
- * Asks for a one-time configuration grant. Success yields the same-origin handoff page that hands the `exbs://` URL
- * to the operating system; a student whose LMS sign-in for the exam browser is missing must authorize first.
+ * Asks for a one-time configuration grant. Success yields the same-origin handoff page that hands the `sebs://`
+ * launch URL to the operating system; a student whose LMS sign-in for the exam browser is missing must authorize first.
  */
 export async function requestConfigGrant(grantUrl: string, actionToken: string, purpose: HandoffPurpose): Promise<GrantOutcome> {
   const answer = await postJson(grantUrl, purpose === 'student-list' ? { actionToken, handoffPurpose: purpose } : { actionToken });

@@ -22,8 +22,8 @@ export type DownloadState =
 
 /**
  * The download of a one-time configuration: a grant request, then this window goes to the handoff page, which hands
- * the `exbs://` URL to the operating system once. Grants are one-time and short-lived, so one is requested per click
- * and never kept; a second click while one is under way does nothing.
+ * the `sebs://` launch URL to the operating system once. Grants are one-time and short-lived, so one is requested per
+ * click and never kept; a second click while one is under way does nothing.
  */
 export function useConfigDownload(actionToken: string | undefined, purpose: HandoffPurpose) {
   const [state, setState] = useState<DownloadState>({ phase: 'idle' });

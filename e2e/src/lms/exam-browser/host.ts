@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { fromExbLaunchUrl } from '@exb/server/exb/launch-url.js';
 import {
   ConfigurationDownloadError,
   downloadConfiguration,
+  fetchUrlFor,
+  isRegisteredLaunchUrl,
   openConfiguration,
   SimulatedExamBrowser,
   type OpenedConfiguration,
@@ -64,11 +65,18 @@ export class ExamBrowserHost {
   }
 
   async open(launchUrl: string): Promise<OpenOutcome> {
+    // Only what the operating system would hand the exam browser: a link of a scheme it registers (`seb://`,
+    // `sebs://`; `exb-simulator/schemes.ts`). An `exbs://` link, or a plain web address, starts nothing on a computer.
     let downloadUrl: URL;
     try {
-      downloadUrl = new URL(fromExbLaunchUrl(launchUrl));
+      if (!isRegisteredLaunchUrl(launchUrl)) throw new Error('not a registered scheme');
+      downloadUrl = new URL(fetchUrlFor(launchUrl));
     } catch {
-      return { ok: false, status: 400, problem: 'The link is not an exam-browser launch URL.' };
+      return {
+        ok: false,
+        status: 400,
+        problem: 'The link is not an exam-browser launch URL: the exam browser opens only seb:// and sebs:// links.',
+      };
     }
     // The host fetches what it is given: only the tool's configuration downloads, never an address of the visitor's choosing.
     if (downloadUrl.origin !== new URL(this.toolBaseUrl).origin || !downloadUrl.pathname.startsWith('/exb/')) {

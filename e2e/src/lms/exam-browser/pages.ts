@@ -102,7 +102,7 @@ the page’s own address. The real exam browser closes when it reaches the quit 
 }
 
 /**
- * The simulated exam browser's two pages: `?launch=<exb(s):// URL>` downloads and opens the configuration (spending
+ * The simulated exam browser's two pages: `?launch=<seb(s):// URL>` downloads and opens the configuration (spending
  * its one-time grant, as the real browser does) and sends the window on to the opened session's page, which a reload
  * shows again without downloading twice.
  */

@@ -2,6 +2,7 @@ import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import type { Logger } from 'pino';
 import type { CoursePrincipal } from '../../identity/principal.js';
+import { SEB_CONFIG_FILE } from '../../exb/config-file-type.js';
 import { toExbLaunchUrl } from '../../exb/launch-url.js';
 import type { GrantHolder, LmsConnector } from '../../lms/connector.js';
 import { LmsAuthorizationRequiredError, isLmsError } from '../../lms/errors.js';
@@ -91,9 +92,12 @@ export interface ConfigGrantOptions {
 export class ConfigGrants {
   constructor(private readonly options: ConfigGrantOptions) {}
 
-  /** The download route of an assessment, `{base_url}/exb/config/:courseId/:contentId.exb`. */
+  /**
+   * The download route of an assessment under its `.seb` name, `{base_url}/exb/config/:courseId/:contentId.seb`, so
+   * that Safe Exam Browser takes the link for a configuration inside its own browser too (`exb/config-file-type.ts`).
+   */
   downloadUrl(courseId: string, contentId: string, grant: string): string {
-    const url = new URL(`/exb/config/${courseId}/${contentId}.exb`, this.options.baseUrl);
+    const url = new URL(`/exb/config/${courseId}/${contentId}${SEB_CONFIG_FILE.extension}`, this.options.baseUrl);
     url.searchParams.set('grant', grant);
     return url.href;
   }
