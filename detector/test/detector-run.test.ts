@@ -238,6 +238,47 @@ describe('detector in the exam browser on the classic take page', () => {
   });
 });
 
+/** A classic quiz shown one question at a time continues at `take/questions/:question_id` (Canvas `config/routes.rb`). */
+describe('detector in the exam browser on a one-question-at-a-time page', () => {
+  const QUESTION_URL = `${LMS}/courses/${COURSE}/quizzes/512/take/questions/7`;
+
+  it('proves with the question page, shows the tools and keeps the exit grant for the result page', async () => {
+    const { ctx, requests } = detectorSetup({
+      url: QUESTION_URL,
+      html: '<div id="quiz_show"></div><form id="submit_quiz_form"></form>',
+      examBrowser: { configKey: KEY_HASH },
+      routes: serviceRoutes(CLASSIC),
+    });
+    const run = await runDetector(ctx);
+    run.stop();
+    expect(requests[0]).toMatchObject({
+      method: 'POST',
+      url: `${SERVICE}/api/exb/access-proof/${COURSE}/${CLASSIC}`,
+      body: { configKeyHash: KEY_HASH, url: QUESTION_URL },
+    });
+    const links = Array.from(panelOf(ctx.document)?.querySelectorAll('a') ?? []);
+    expect(links.map((a) => a.getAttribute('href'))).toContain('https://tools.example.edu/calc');
+    expect(panelOf(ctx.document)?.textContent).not.toContain('Exit the exam browser');
+    expect(loadExitGrant(ctx.storage, { courseId: COURSE, contentId: CLASSIC }, ctx.now())).toBe(EXIT_GRANT);
+  });
+
+  it('shows the exit link when the question page renders the LMS result', async () => {
+    const { ctx } = detectorSetup({ url: QUESTION_URL, html: CLASSIC_RESULT_PAGE, examBrowser: { configKey: KEY_HASH }, routes: serviceRoutes(CLASSIC) });
+    const run = await runDetector(ctx);
+    run.stop();
+    const exit = Array.from(panelOf(ctx.document)?.querySelectorAll('a') ?? []).find((a) => a.textContent === 'Exit the exam browser');
+    expect(exit?.getAttribute('href')).toBe(`${SERVICE}/exb/exit/session/${COURSE}/${CLASSIC}/${EXIT_GRANT}`);
+  });
+
+  it('reminds an ordinary browser there, as on the take page', async () => {
+    const { ctx, requests } = detectorSetup({ url: QUESTION_URL, html: '<div id="quiz_show"></div>', routes: serviceRoutes(CLASSIC) });
+    const run = await runDetector(ctx);
+    run.stop();
+    expect(requests[0]?.url).toBe(`${SERVICE}/api/exb/requirement/${COURSE}/${CLASSIC}`);
+    expect(panelOf(ctx.document)).not.toBeNull();
+  });
+});
+
 describe('detector after a failed redemption', () => {
   const PROOF = `POST ${SERVICE}/api/exb/access-proof/${COURSE}/${CLASSIC}`;
   const REDEEM = `POST ${SERVICE}/api/exb/access-code/${COURSE}/${CLASSIC}`;

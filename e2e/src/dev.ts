@@ -19,7 +19,10 @@ export interface DevelopmentEnvironment {
  * The LMS's simulated exam browser opens configurations with the development certificate the service generated.
  *
  * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1) for the LMS; everything else is passed to the
- * service (`PORT`, `BASE_URL`, `DATABASE_URL`, ...). Both are addressed as `localhost`. With `lmsTls` the LMS is served
+ * service (`PORT`, `BASE_URL`, `DATABASE_URL`, ...). The API developer key can be set up as an administrator might
+ * have left it: `DEV_LMS_API_KEY_WITHOUT_SCOPES` (scopes, separated by spaces or commas, the key lacks: the LMS then
+ * refuses authorizations asking for them with `invalid_scope`) and `DEV_LMS_API_KEY_ALLOW_INCLUDES=false` (the LMS
+ * drops the `include[]` parameters of the service's calls). Both are addressed as `localhost`. With `lmsTls` the LMS is served
  * over HTTPS with that certificate, which makes the tool's http frame cross-site to it, as under a production LMS.
  */
 export async function startDevelopment(
@@ -27,6 +30,7 @@ export async function startDevelopment(
   options: { lmsTls?: { cert: string; key: string } } = {},
 ): Promise<DevelopmentEnvironment> {
   const { createMockLms, EXAM_BROWSER_PATH } = await import('./lms/index.js');
+  const { ADMIN_SCOPES } = await import('./lms/scopes.js');
   const { developmentExamBrowserIdentity } = await import('./lms/exam-browser/identity.js');
   const { DEVELOPMENT_LTI_CLIENT_ID, DEVELOPMENT_LTI_DEPLOYMENT_ID } = await import('@exb/server/config/app-config.js');
 
@@ -36,6 +40,7 @@ export async function startDevelopment(
   const publicHost = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(lmsHost) ? 'localhost' : lmsHost;
   const serviceUrl = (env.BASE_URL ?? `http://localhost:${env.PORT ?? 3000}`).replace(/\/$/, '');
 
+  const withoutScopes = new Set((env.DEV_LMS_API_KEY_WITHOUT_SCOPES ?? '').split(/[\s,]+/).filter(Boolean));
   const tool = {
     baseUrl: serviceUrl,
     clientId: env.LTI_CLIENT_ID ?? DEVELOPMENT_LTI_CLIENT_ID,
@@ -43,9 +48,10 @@ export async function startDevelopment(
     oauthClientId: env.LMS_OAUTH_CLIENT_ID ?? '10000000000002',
     oauthClientSecret: env.LMS_OAUTH_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
     themeJavaScriptUrl: `${serviceUrl}/js/lms-exb-theme-loader.js`,
+    oauthScopes: ADMIN_SCOPES.filter((scope) => !withoutScopes.has(scope)),
   };
   const scheme = options.lmsTls ? 'https' : 'http';
-  const lms = createMockLms({ baseUrl: `${scheme}://${publicHost}:${lmsPort}`, tool });
+  const lms = createMockLms({ baseUrl: `${scheme}://${publicHost}:${lmsPort}`, tool, allowIncludes: env.DEV_LMS_API_KEY_ALLOW_INCLUDES !== 'false' });
   const lmsServer = await lms.startHttpServer({ port: lmsPort, host: lmsHost, ...(options.lmsTls ? { tls: options.lmsTls } : {}) });
 
   const examBrowserUrl = `${lms.baseUrl}${EXAM_BROWSER_PATH}`;

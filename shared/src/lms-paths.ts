@@ -14,12 +14,19 @@ const MAX_URL_LENGTH = 4096;
 /** Teacher-facing new quiz pages below the assignment route; scripts never act on them. */
 export const NEW_QUIZ_AUTHORING_SEGMENTS = ['build', 'settings', 'moderate', 'reports', 'exports'] as const;
 
-/** `/courses/:courseId/quizzes/:quizId/take`: the classic quiz take page, which also renders the access-code prompt. */
+/**
+ * `/courses/:courseId/quizzes/:quizId/take`: the classic quiz take page, which also renders the access-code prompt; and
+ * `/courses/:courseId/quizzes/:quizId/take/questions/:questionId`, where a quiz shown one question at a time continues
+ * (Canvas `config/routes.rb`: `get "take/questions/:question_id" => "quizzes/quizzes#show"`). Both are the same
+ * assessment: panel, tools, proof and exit alike.
+ */
 export interface ClassicQuizTakePage {
   readonly kind: 'classic-take';
   readonly courseId: string;
   readonly quizId: string;
   readonly contentId: string;
+  /** Set on a one-question-at-a-time page. */
+  readonly questionId?: string;
 }
 
 /** `/courses/:courseId/assignments/:assignmentId`: the page that embeds a new quiz. */
@@ -72,8 +79,13 @@ function courseItemIds(pathname: string, collection: string, tail?: string): { c
 
 export function matchClassicQuizTakePath(pathname: string): ClassicQuizTakePage | null {
   const ids = courseItemIds(pathname, 'quizzes', 'take');
-  if (ids === null) return null;
-  return { kind: 'classic-take', courseId: ids.courseId, quizId: ids.itemId, contentId: classicQuizContentId(ids.itemId) };
+  if (ids !== null) return { kind: 'classic-take', courseId: ids.courseId, quizId: ids.itemId, contentId: classicQuizContentId(ids.itemId) };
+  const s = pathSegments(pathname);
+  if (s === null || s.length !== 7) return null;
+  const [courses, courseId, quizzes, quizId, take, questions, questionId] = s;
+  if (courses !== 'courses' || quizzes !== 'quizzes' || take !== 'take' || questions !== 'questions') return null;
+  if (!isLmsId(courseId) || !isLmsId(quizId) || !isLmsId(questionId)) return null;
+  return { kind: 'classic-take', courseId, quizId, contentId: classicQuizContentId(quizId), questionId };
 }
 
 export function matchClassicQuizResultPath(pathname: string): ClassicQuizResultPage | null {
@@ -188,8 +200,8 @@ export interface ExpectedAssessment extends LmsOriginOptions {
 }
 
 /**
- * The proof's URL rule: `url` is an HTTPS page on the LMS origin that is the classic quiz take page or the new quiz
- * assignment page of exactly this course and content id.
+ * The proof's URL rule: `url` is an HTTPS page on the LMS origin that is the classic quiz take page (or one of its
+ * one-question-at-a-time pages) or the new quiz assignment page of exactly this course and content id.
  */
 export function matchAssessmentPage(url: string, expected: ExpectedAssessment): boolean {
   if (!isContentId(expected.contentId) || !isLmsId(expected.courseId)) return false;

@@ -28,6 +28,29 @@ describe('page paths', () => {
     expect(matchClassicQuizTakePath('/courses/1234/quizzes/512/take/')?.quizId).toBe('512');
   });
 
+  it('matches a quiz shown one question at a time as its take page (Canvas `take/questions/:question_id`)', () => {
+    expect(matchClassicQuizTakePath('/courses/1234/quizzes/512/take/questions/7')).toEqual({
+      kind: 'classic-take',
+      courseId: '1234',
+      quizId: '512',
+      contentId: 'classicquiz_512',
+      questionId: '7',
+    });
+    expect(matchAssessmentPath('/courses/1234/quizzes/512/take/questions/7/')?.contentId).toBe('classicquiz_512');
+    expect(matchLmsPage('/courses/1/quizzes/2/take/questions/3')?.kind).toBe('classic-take');
+    for (const path of [
+      '/courses/1/quizzes/2/take/questions',
+      '/courses/1/quizzes/2/take/questions/03',
+      '/courses/1/quizzes/2/take/questions/x',
+      '/courses/1/quizzes/2/take/questions/3/edit',
+      '/courses/1/quizzes/2/take/question/3',
+      '/courses/1/quizzes/2/take/questions//3',
+      '/courses/1/quizzes/2/take/questions/3/..',
+    ]) {
+      expect(matchLmsPage(path), path).toBeNull();
+    }
+  });
+
   it('matches the new quiz assignment route', () => {
     expect(matchNewQuizAssignmentPath('/courses/1234/assignments/9901')).toEqual({
       kind: 'newquiz-assignment',
@@ -70,7 +93,6 @@ describe('page paths', () => {
       '/courses/1/quizzes',
       '/courses/1/quizzes/2/edit',
       '/courses/1/quizzes/2/history',
-      '/courses/1/quizzes/2/take/questions/3',
       '/courses/1/quizzes/2/submissions',
       '/courses/1/assignments',
       '/courses/1/assignments/2/edit',
@@ -160,6 +182,8 @@ describe('matchAssessmentPage', () => {
     expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/512/take?user_id=55`, classic)).toBe(true);
     expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/512/take?preview=1`, classic)).toBe(true);
     expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/512/take/`, classic)).toBe(true);
+    expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/512/take/questions/7`, classic)).toBe(true);
+    expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/513/take/questions/7`, classic)).toBe(false);
     expect(matchAssessmentPage(`${LMS}/courses/1234/assignments/9901`, newQuiz)).toBe(true);
     expect(matchAssessmentPage(`${LMS}/courses/1234/assignments/9901?module_item_id=3`, newQuiz)).toBe(true);
   });
@@ -187,7 +211,6 @@ describe('matchAssessmentPage', () => {
 
   it('rejects the result page, authoring pages and other pages', () => {
     expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/512`, classic)).toBe(false);
-    expect(matchAssessmentPage(`${LMS}/courses/1234/quizzes/512/take/questions/7`, classic)).toBe(false);
     for (const section of NEW_QUIZ_AUTHORING_SEGMENTS) {
       expect(matchAssessmentPage(`${LMS}/courses/1234/assignments/9901/${section}`, newQuiz), section).toBe(false);
     }

@@ -36,6 +36,8 @@ const schema = z.object({
   ltiIssuer: optional(z.string().min(1)),
   applicationScopes: optional(scopeList),
   adminScopes: optional(scopeList),
+  /** The LMS origin (`LMS_URL`), for the developer keys API call. */
+  lmsUrl: optional(httpUrl),
 });
 
 type Data = z.output<typeof schema>;
@@ -57,6 +59,21 @@ function themeLoaderSnippet(loaderUrl: string): string {
   return `(function(d){var s=d.createElement('script');s.src=${JSON.stringify(loaderUrl)};s.async=true;d.head.appendChild(s);})(document);`;
 }
 
+/**
+ * The developer keys API call that gives the API key every scope, Enforce Scopes and Allow Include Parameters
+ * (Canvas `developer_keys_controller.rb#update`, `developer_key[scopes][]` replaces the whole list). The key editor
+ * cannot add `url:GET|/api/v1/login/session_token`, which is no documented API method.
+ */
+function developerKeyCall(lmsUrl: string, scopes: readonly string[]): string {
+  const body = JSON.stringify({ developer_key: { require_scopes: true, allow_includes: true, scopes } });
+  return [
+    `curl -X PUT '${new URL('/api/v1/developer_keys/KEY_ID', lmsUrl).href}' \\`,
+    "  -H 'Authorization: Bearer ADMIN_TOKEN' \\",
+    "  -H 'Content-Type: application/json' \\",
+    `  --data '${body}'`,
+  ].join('\n');
+}
+
 function AdminSetup({ data }: { data: Data }) {
   return data.detailed === true ? <SetupGuide data={data} /> : <SetupSummary data={data} />;
 }
@@ -74,7 +91,7 @@ type SetupSentence =
   | 'setup.summary.healthUrlHint'
   | `setup.step1.${'open' | 'choose' | 'method' | 'manualIntro' | 'save'}`
   | `setup.step2.${'open' | 'add' | 'deployment'}`
-  | `setup.step3.${'create' | 'redirect' | 'scopes' | 'save'}`
+  | `setup.step3.${'create' | 'redirect' | 'scopes' | 'save' | 'apiIntro' | 'apiToken' | 'apiRun' | 'apiCheck'}`
   | `setup.step4.${'open' | 'upload'}`
   | `setup.step5.${'intro' | 'health'}`;
 
@@ -187,6 +204,30 @@ function SetupGuide({ data }: { data: Data }) {
           </List.Item>
           <List.Item>
             <Say k="setup.step3.save" />
+          </List.Item>
+          <List.Item>
+            <Heading level="h3" id="api-key-scopes" margin="0 0 xx-small">
+              {t('setup.step3.apiTitle')}
+            </Heading>
+            <Text as="p">
+              <Say k="setup.step3.apiIntro" />
+            </Text>
+            <List as="ol" margin="0" itemSpacing="x-small">
+              <List.Item>
+                <Say k="setup.step3.apiToken" />
+              </List.Item>
+              <List.Item>
+                <Say k="setup.step3.apiRun" />
+                <CopyableValue
+                  label={t('setup.step3.apiCall')}
+                  value={developerKeyCall(data.lmsUrl ?? 'https://lms.example.edu', [...(data.applicationScopes ?? []), ...(data.adminScopes ?? [])])}
+                  block
+                />
+              </List.Item>
+              <List.Item>
+                <Say k="setup.step3.apiCheck" />
+              </List.Item>
+            </List>
           </List.Item>
         </List>
       </Step>

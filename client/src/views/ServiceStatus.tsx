@@ -1,4 +1,4 @@
-import { Alert, Heading, Link, Pill, Text, View } from '@instructure/ui';
+import { Alert, Heading, Link, List, Pill, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DefinitionList, type DefinitionItem } from '../components/DefinitionList';
@@ -17,16 +17,25 @@ const testbedSchema = z.looseObject({
   configEncryptionEnabled: optional(z.boolean()),
 });
 
+/** The last authorization the LMS refused for a reason only an administrator can fix (the developer key). */
+const refusalSchema = z.object({
+  at: z.string().min(1),
+  error: z.string().min(1),
+  missingScopes: z.array(z.string().min(1)),
+});
+
 const schema = z.object({
   serviceName: optional(z.string().min(1)),
   /** The liveness status, `UP` when healthy. */
   status: optional(z.string().min(1)),
   version: optional(z.string().min(1)),
   testbed: optional(testbedSchema),
+  lmsRefusal: optional(refusalSchema),
 });
 
 type Data = z.output<typeof schema>;
 type Testbed = z.output<typeof testbedSchema>;
+type Refusal = z.output<typeof refusalSchema>;
 
 /** Diagnostics keys with a label of their own in `pages:status.testbed.labels`; others are shown by their name. */
 const LABELLED_KEYS = ['lmsUrl', 'launchPageUrl', 'ltiIssuer', 'ltiClientId', 'deploymentIds', 'databaseMode', 'configEncryptionEnabled', 'baseUrl'] as const;
@@ -61,8 +70,46 @@ function ServiceStatus({ data }: { data: Data }) {
         )}
         <Link href="/setup">{t('status.setupLink')}</Link>
       </View>
+      {data.lmsRefusal !== undefined && <LmsRefusal refusal={data.lmsRefusal} />}
       {data.testbed !== undefined && <TestbedDiagnostics testbed={data.testbed} />}
     </Page>
+  );
+}
+
+function LmsRefusal({ refusal }: { refusal: Refusal }) {
+  const { t, i18n } = useTranslation(['pages', 'common']);
+  const instant = new Date(refusal.at);
+  const at = Number.isNaN(instant.getTime())
+    ? refusal.at
+    : new Intl.DateTimeFormat(i18n.language, { dateStyle: 'medium', timeStyle: 'medium' }).format(instant);
+  const values = { at, error: refusal.error };
+  return (
+    <View as="section" display="block" aria-labelledby="lms-refusal-heading" margin="large 0 0">
+      <Heading level="h2" id="lms-refusal-heading" margin="0 0 small">
+        {t('status.lmsRefusal.heading')}
+      </Heading>
+      <Alert variant="warning" variantScreenReaderLabel={t('common:variant.warning')} hasShadow={false} margin="0 0 small">
+        {refusal.error === 'invalid_scope' ? t('status.lmsRefusal.scope', values) : t('status.lmsRefusal.other', values)}
+      </Alert>
+      {refusal.missingScopes.length > 0 && (
+        <>
+          <Heading level="h3" id="lms-refusal-scopes" margin="small 0 xx-small">
+            {t('status.lmsRefusal.missingScopes')}
+          </Heading>
+          <List isUnstyled margin="0 0 small" itemSpacing="xx-small" aria-labelledby="lms-refusal-scopes">
+            {refusal.missingScopes.map((scope) => (
+              <List.Item key={scope}>
+                <code className="exb-value">{scope}</code>
+              </List.Item>
+            ))}
+          </List>
+        </>
+      )}
+      <Text as="p" size="small" color="secondary">
+        {t('status.lmsRefusal.note')}
+      </Text>
+      <Link href="/setup/guide#api-key-scopes">{t('status.lmsRefusal.fix')}</Link>
+    </View>
   );
 }
 

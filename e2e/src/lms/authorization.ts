@@ -63,6 +63,24 @@ function sessionAuth(lms: LmsRuntime, request: Request, { cookies, body }: { coo
   return { token: null, user };
 }
 
+/**
+ * The parameters a handler sees. On a scope-enforcing developer key without "Allow Include Parameters", Canvas removes
+ * `include` and `includes` from a token's request, keeping only `uuid` from an array and dropping a single value
+ * altogether (`lib/authentication_methods.rb#validate_scopes`, `#filter_includes`, `ALLOWED_SCOPE_INCLUDES`). The
+ * request still succeeds; the answer just lacks what the includes would have added.
+ */
+export function paramsForHandler(lms: LmsRuntime, auth: ApiAuth | null, params: ParamObject): ParamObject {
+  if (!auth?.token || !lms.settings.requireScopes || lms.settings.allowIncludes) return params;
+  const filtered = { ...params };
+  for (const key of ['include', 'includes']) {
+    if (!Object.hasOwn(filtered, key)) continue;
+    const value = filtered[key];
+    if (Array.isArray(value)) filtered[key] = value.filter((entry) => entry === 'uuid');
+    else delete filtered[key];
+  }
+  return filtered;
+}
+
 /** The "user not authorized" answer, with the status this LMS uses. */
 export function notAuthorized(lms: LmsRuntime) {
   return apiErrors.unauthorized(lms.settings.unauthorizedStatus);

@@ -49,6 +49,11 @@ export interface MockLmsOptions {
   accessTokenLifetimeSeconds?: number | null;
   /** The API key enforces scopes (the default); without it any route is allowed for any token. */
   requireScopes?: boolean;
+  /**
+   * The API key's "Allow Include Parameters" (`allow_includes`). Default on, as the setup guide has it; Canvas's column
+   * defaults to off, and then a scoped token's `include[]` values are dropped.
+   */
+  allowIncludes?: boolean;
   /** Which name the login initiation uses for the deployment id; the LMS switched to `lti_deployment_id` in 2025. */
   loginDeploymentParam?: 'lti_deployment_id' | 'deployment_id' | 'both';
   /** Time source; the LMS's clock can also be moved with `lms.clock.advance()`. */
@@ -74,6 +79,7 @@ export interface LmsSettings {
   legacyManageCourses: boolean;
   accessTokenLifetimeSeconds: number | null;
   requireScopes: boolean;
+  allowIncludes: boolean;
   loginDeploymentParam: 'lti_deployment_id' | 'deployment_id' | 'both';
 }
 

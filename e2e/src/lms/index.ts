@@ -112,6 +112,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
     legacyManageCourses: options.legacyManageCourses ?? false,
     accessTokenLifetimeSeconds: options.accessTokenLifetimeSeconds === undefined ? 3600 : options.accessTokenLifetimeSeconds,
     requireScopes: options.requireScopes ?? true,
+    allowIncludes: options.allowIncludes ?? true,
     loginDeploymentParam: options.loginDeploymentParam ?? 'lti_deployment_id',
   };
   const seed = parseSeed(options.seed ?? demoSeed());

@@ -3,7 +3,7 @@ import type { Course, Enrollment, LmsState } from './state.js';
 
 /**
  * Rights as the LMS's default roles grant them. Only the rights the API and the launch depend on are modelled;
- * names are the LMS's permission names, so `$Lms.membership.permissions<...>` and the account permissions endpoint
+ * names are the LMS's permission names, so `$Canvas.membership.permissions<...>` and the account permissions endpoint
  * answer with real names.
  */
 const COURSE_CONTENT = ['manage_course_content_add', 'manage_course_content_edit', 'manage_course_content_delete'];

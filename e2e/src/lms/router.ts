@@ -1,5 +1,5 @@
 import { http, type HttpHandler } from 'msw';
-import { authenticateApiCall, type ApiAuth } from './authorization.js';
+import { authenticateApiCall, paramsForHandler, type ApiAuth } from './authorization.js';
 import type { LmsRuntime } from './context.js';
 import { LmsHttpError, jsonResponse } from './errors.js';
 import { describeFault, faultResponse } from './faults.js';
@@ -187,8 +187,8 @@ async function runPipeline(
         request,
         url,
         params,
-        query,
-        body,
+        query: paramsForHandler(lms, auth, query),
+        body: paramsForHandler(lms, auth, body),
         bodyText,
         auth,
         cookies,

@@ -55,6 +55,19 @@ describe('classic quiz take page', () => {
     expect(await (await page('/courses/101/quizzes/204/take?user_id=3', cookie)).text()).toContain('class="access_code_form"');
   });
 
+  // Canvas `config/routes.rb`: `get "take/questions/:question_id" => "quizzes/quizzes#show", take: "1"`.
+  it('serves a one-question-at-a-time page through the same take checks, with the theme script', async () => {
+    const cookie = lms.webSessionCookie('student1');
+    const prompt = await (await page('/courses/101/quizzes/204/take/questions/3', cookie)).text();
+    expect(prompt).toContain('class="access_code_form"');
+    expect(prompt).toContain(THEME);
+    const csrf = csrfOf(prompt);
+    await page('/courses/101/quizzes/204/take?user_id=3', cookie, { method: 'POST', form: { authenticity_token: csrf, access_code: 'lab-2026' } });
+    const question = await (await page('/courses/101/quizzes/204/take/questions/3', cookie)).text();
+    expect(question).toContain('id="submit_quiz_form"');
+    expect((await page('/courses/104/quizzes/206/take/questions/3', cookie)).status).toBe(401);
+  });
+
   it('never prompts for a blank code', async () => {
     const cookie = lms.webSessionCookie('student1');
     lms.state.quizzes.get(204)!.accessCode = '';

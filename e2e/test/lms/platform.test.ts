@@ -234,7 +234,7 @@ describe('id_token claims', () => {
       lms_account_id: '1',
       lms_root_account_id: '1',
       lms_user_is_root_account_admin: true,
-      lms_course_id: '$Lms.course.id',
+      lms_course_id: '$Canvas.course.id',
     });
     const sub = await claimsOf({ person: 'subaccount-admin', placement: 'account_navigation', accountId: 2 });
     // A sub-account administrator has the same role claim; only the substitution tells them apart.
@@ -262,31 +262,68 @@ describe('id_token claims', () => {
     expect(claims[`${LTI_CLAIM}custom`]).toMatchObject({ lms_membership_roles: 'Account Admin', lms_course_id: '104' });
   });
 
-  it('expands substitutions like the LMS: normalised keys, literal unknowns, guarded variables', async () => {
+  // Canvas's `lib/lti/variable_expander.rb` registers the `$Canvas...` names; `expand_variables!` leaves any other
+  // value as it is, so the contract's `$Lms...` placeholders come back literally.
+  it('expands Canvas’s names only, like Canvas: normalised keys, literal unknowns, guarded variables', async () => {
     const claims = await claimsOf({
       person: 'administrator',
       placement: 'account_navigation',
       customFields: {
-        'Mixed-Key.Name': '$Lms.user.id',
-        typo: '$Lms.user.ID',
-        upstream_name: '$Canvas.user.id',
-        lower_case_i: '$com.lms.membership.roles',
-        course_in_account: '$Lms.course.id',
-        embedded: 'user ${Lms.user.id} in ${Lms.rootAccount.id}',
-        permissions: '$Lms.membership.permissions<manage_courses_admin,manage_courses,become_user>',
+        'Mixed-Key.Name': '$Canvas.user.id',
+        typo: '$Canvas.user.ID',
+        contract_placeholder: '$Lms.user.id',
+        contract_lis_placeholder: '$com.Lms.membership.roles',
+        lower_case_i: '$com.instructure.membership.roles',
+        lis_roles: '$com.Instructure.membership.roles',
+        course_in_account: '$Canvas.course.id',
+        embedded: 'user ${Canvas.user.id} in ${Canvas.rootAccount.id}, not ${Lms.user.id}',
+        permissions: '$Canvas.membership.permissions<manage_courses_admin,manage_courses,become_user>',
+        contract_permissions: '$Lms.membership.permissions<manage_courses_admin>',
         literal: 'plain value',
       },
     });
     expect(claims[`${LTI_CLAIM}custom`]).toEqual({
       mixed_key_name: '1',
-      typo: '$Lms.user.ID',
-      upstream_name: '$Canvas.user.id',
-      lower_case_i: '$com.lms.membership.roles',
-      course_in_account: '$Lms.course.id',
-      embedded: 'user 1 in 1',
+      typo: '$Canvas.user.ID',
+      contract_placeholder: '$Lms.user.id',
+      contract_lis_placeholder: '$com.Lms.membership.roles',
+      lower_case_i: '$com.instructure.membership.roles',
+      lis_roles: LTI_ROLES.institutionAdministrator,
+      course_in_account: '$Canvas.course.id',
+      embedded: 'user 1 in 1, not ${Lms.user.id}',
       permissions: 'manage_courses_admin',
+      contract_permissions: '$Lms.membership.permissions<manage_courses_admin>',
       literal: 'plain value',
     });
+  });
+
+  it('merges the tool-level custom fields with the placement’s as pasted into a developer key, the placement winning', async () => {
+    lms.platform.installRegistration({
+      title: 'Pasted',
+      oidc_initiation_url: `${TOOL.baseUrl}/lti/login`,
+      target_link_uri: `${TOOL.baseUrl}/lti/launch`,
+      custom_fields: { Tool_Only: '$Canvas.user.id', 'Shared-Key': 'from the tool', old_name: '$Lms.user.id' },
+      extensions: [
+        {
+          platform: 'canvas.instructure.com',
+          privacy_level: 'public',
+          settings: {
+            placements: [{ placement: 'course_navigation', custom_fields: { 'shared.key': 'from the placement', Course: '$Canvas.course.id' } }],
+          },
+        },
+      ],
+    });
+    try {
+      const claims = await claimsOf({ person: 'instructor', placement: 'course_navigation', courseId: 101 });
+      expect(claims[`${LTI_CLAIM}custom`]).toEqual({
+        tool_only: '2',
+        shared_key: 'from the placement',
+        old_name: '$Lms.user.id',
+        course: '101',
+      });
+    } finally {
+      lms.reset();
+    }
   });
 
   it('acts like a stale registration when the custom fields are missing', async () => {
@@ -349,7 +386,7 @@ describe('registration', () => {
         {
           platform: 'canvas.instructure.com',
           privacy_level: 'anonymous',
-          settings: { placements: [{ placement: 'course_navigation', custom_fields: { who: '$Lms.user.id' } }] },
+          settings: { placements: [{ placement: 'course_navigation', custom_fields: { who: '$Canvas.user.id' } }] },
         },
       ],
     });

@@ -208,7 +208,7 @@ describe('launching a resource link', () => {
       courseId: 101,
       url: `${TOOL.baseUrl}/exb/launch/classicquiz_201`,
       title: 'Midterm link',
-      custom: { LMS_Course_Id: '$Lms.course.id', lms_membership_roles: 'StudentEnrollment', note: 'from the link' },
+      custom: { LMS_Course_Id: '$Canvas.course.id', lms_membership_roles: 'StudentEnrollment', note: 'from the link' },
     });
     const claims = await signedClaims({ person: 'instructor', placement: 'assessment', resourceLinkId: link.resourceLinkUuid });
     expect(claims[`${LTI_CLAIM}target_link_uri`]).toBe(`${TOOL.baseUrl}/exb/launch/classicquiz_201`);

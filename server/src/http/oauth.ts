@@ -81,6 +81,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     tokens: oauth.tokens,
     tokenEndpoint: oauth.tokenEndpoint,
     identity: ctx.identity,
+    refusals: oauth.refusals,
     logger,
   };
 
@@ -142,7 +143,12 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     }
     if (outcome.ok) return shell.send(reply, outcome.view, { locale });
     request.log.info({ failure: outcome.failure }, 'LMS OAuth callback refused');
-    const details: { label: string; value: string }[] = [];
+    const details: ({ label: string; value: string } | string)[] = [];
+    for (const scope of outcome.missingScopes ?? []) details.push({ label: t('launch:oauth.missingScope'), value: scope });
+    // The administrator who can fix it is told where the procedure is; everyone else whom to tell.
+    if (outcome.failure === 'lms-scope-missing') {
+      details.push(session?.principal.kind === 'admin' ? t('launch:oauth.scopeFixAdmin', { url: `${config.baseUrl}/setup/guide` }) : t('launch:oauth.scopeFixOthers'));
+    }
     if (outcome.lmsError) details.push({ label: t('launch:oauth.lmsError'), value: outcome.lmsError });
     if (outcome.lmsErrorDescription) details.push({ label: t('launch:oauth.lmsMessage'), value: outcome.lmsErrorDescription });
     return shell.send(

@@ -33,6 +33,7 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     oauthRedirectUri: config.oauth.redirectUri,
     applicationScopes: [...APPLICATION_SCOPES],
     adminScopes: [...ADMIN_SCOPES],
+    lmsUrl: config.lmsUrl,
   };
 
   app.get('/', async (_request, reply) => {
@@ -47,7 +48,8 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
           configEncryptionEnabled: config.exb.configEncryptionEnabled,
         }
       : undefined;
-    return shell.send(reply, { view: 'service-status', status: 'UP', ...(testbed ? { testbed } : {}) });
+    const lmsRefusal = ctx.oauth.refusals.last();
+    return shell.send(reply, { view: 'service-status', status: 'UP', ...(testbed ? { testbed } : {}), ...(lmsRefusal ? { lmsRefusal } : {}) });
   });
 
   app.get('/login', async (request, reply) => {

@@ -38,6 +38,15 @@ function contextSegment(ltiContextId: string): string {
 export type EnrollmentType = 'teacher' | 'student' | 'ta' | 'observer' | 'designer';
 export type CourseInclude = 'term' | 'teachers' | 'total_students' | 'account_name' | 'concluded';
 
+/**
+ * Whether the LMS dropped a course read's `include[]`: Canvas does so for every token of a scope-enforcing developer
+ * key without "Allow Include Parameters" (`lib/authentication_methods.rb#validate_scopes`), silently. Every course has
+ * a term, so a read that asked for `term` and got a term id without the term object met such a key.
+ */
+export function includesDropped(courses: readonly LmsCourse[], include: readonly CourseInclude[]): boolean {
+  return include.includes('term') && courses.some((course) => course.termId !== null && course.term === null);
+}
+
 export interface ListCoursesParams {
   enrollmentType?: EnrollmentType;
   enrollmentState?: 'active' | 'invited_or_pending' | 'completed';

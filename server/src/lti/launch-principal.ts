@@ -74,9 +74,17 @@ function checkExpanded(custom: Record<string, unknown>, fields: Record<string, s
     if (!substitution.startsWith('$')) continue;
     const value = custom[name];
     if (value === undefined) problems.push({ detail: 'customFieldMissing', values: { name, substitution } });
-    else if (isUnexpandedSubstitution(value)) problems.push({ detail: 'customFieldUnexpanded', values: { name, substitution } });
+    else if (isUnexpandedSubstitution(value)) {
+      // The received literal tells an old registration (`$Lms...`) from a guard that failed (`$Canvas...`).
+      problems.push({ detail: 'customFieldUnexpanded', values: { name, substitution, received: shortened(value as string) } });
+    }
   }
   if (problems.length > 0) throw new LmsLtiConfigurationError(problems);
+}
+
+/** Custom values are author-controlled on link launches: the page names at most the first 80 characters. */
+function shortened(value: string): string {
+  return value.length > 80 ? `${value.slice(0, 80)}…` : value;
 }
 
 function requireLmsId(custom: Record<string, unknown>, name: string): string {

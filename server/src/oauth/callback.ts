@@ -13,10 +13,11 @@ import { principalBinding, PURPOSE_BY_KIND, type OAuthState, type OAuthStateStor
 import type { LmsTokenEndpoint } from './token-endpoint.js';
 import { GrantDowngradeRefusedError, IdentityBindingConflictError, type LmsTokenRepository } from './token-repository.js';
 import type { IdentityService } from '../identity/identity-service.js';
+import { isConfigurationRefusal, lmsRefusalFailure, missingScopesOf, type LmsRefusalFailure, type LmsRefusalLog } from './lms-refusal.js';
 
 /** Why a callback failed; shown to the user as a sentence, logged as the code. */
 export type CallbackFailure =
-  | 'lms-error'
+  | LmsRefusalFailure
   | 'invalid-request'
   | 'unknown-state'
   | 'no-principal'
@@ -51,11 +52,13 @@ export interface CallbackFailed {
   /** The LMS's `error` and `error_description`, cleaned for display (step 1 only). */
   lmsError?: string;
   lmsErrorDescription?: string;
+  /** For `lms-scope-missing`: the scopes of this service the developer key lacks, as the LMS named them. */
+  missingScopes?: string[];
 }
 
 export type CallbackOutcome = { ok: true; view: CallbackView; grantType: string } | CallbackFailed;
 
-function fail(failure: CallbackFailure, details: Pick<CallbackFailed, 'lmsError' | 'lmsErrorDescription'> = {}): CallbackFailed {
+function fail(failure: CallbackFailure, details: Pick<CallbackFailed, 'lmsError' | 'lmsErrorDescription' | 'missingScopes'> = {}): CallbackFailed {
   return { ok: false, failure, ...details };
 }
 
@@ -66,6 +69,8 @@ export interface CallbackDependencies {
   tokenEndpoint: LmsTokenEndpoint | undefined;
   /** Proves the principal's course or account with the grant just stored (best effort). */
   identity: Pick<IdentityService, 'afterAuthorization'>;
+  /** Where refusals only an administrator can fix are kept for the status page. */
+  refusals: LmsRefusalLog;
   logger: Logger;
 }
 
@@ -121,11 +126,22 @@ export async function completeAuthorization(
   if (!parsed.success) return fail('invalid-request');
   const query = parsed.data;
 
-  // 1. The LMS reports a refusal or error: nothing is exchanged.
+  // 1. The LMS reports a refusal or error: nothing is exchanged, and the state stays for another attempt.
   if (query.error !== undefined) {
+    const failure = lmsRefusalFailure(query.error);
+    const missingScopes = failure === 'lms-scope-missing' ? missingScopesOf(query.error_description) : [];
+    // Recorded only for a state this service issued, so a crafted link cannot put a refusal on the status page.
+    if (isConfigurationRefusal(failure) && query.state !== undefined && (await deps.states.peek(query.state))) {
+      deps.refusals.record(query.error, missingScopes);
+      deps.logger.warn({ lmsError: query.error, missingScopes }, 'LMS refused the authorization; the developer key needs an administrator');
+    }
     const lmsError = displayText(query.error, 64);
     const lmsErrorDescription = displayText(query.error_description, MAX_LMS_ERROR_DESCRIPTION_LENGTH);
-    return fail('lms-error', { ...(lmsError ? { lmsError } : {}), ...(lmsErrorDescription ? { lmsErrorDescription } : {}) });
+    return fail(failure, {
+      ...(lmsError ? { lmsError } : {}),
+      ...(lmsErrorDescription ? { lmsErrorDescription } : {}),
+      ...(missingScopes.length > 0 ? { missingScopes } : {}),
+    });
   }
   if (query.state === undefined || query.code === undefined) return fail('invalid-request');
 

@@ -7,6 +7,7 @@ import type { FetchLike } from '../lms/http.js';
 import type { OneTimeStore } from '../security/one-time-store.js';
 import { TokenKeyring } from '../security/token-keyring.js';
 import { AccessTokenService, type AccessTokenServiceOptions } from './access-tokens.js';
+import { LmsRefusalLog } from './lms-refusal.js';
 import { PopupTicketStore } from './popup-ticket.js';
 import { OAuthStateStore } from './state.js';
 import { LmsTokenEndpoint } from './token-endpoint.js';
@@ -21,6 +22,8 @@ export interface OAuthServices {
   /** Absent when `LMS_OAUTH_CLIENT_ID`/`LMS_OAUTH_CLIENT_SECRET` are not configured. */
   tokenEndpoint: LmsTokenEndpoint | undefined;
   accessTokens: AccessTokenService;
+  /** The last time the LMS refused an authorization for a reason only an administrator can fix. */
+  refusals: LmsRefusalLog;
 }
 
 export interface OAuthServiceOptions {
@@ -61,7 +64,7 @@ export function createOAuthServices(
     (holder) => accessTokens.sourceFor(holder),
   );
   return {
-    oauth: { states: new OAuthStateStore(oneTimeStore), popupTickets: new PopupTicketStore(oneTimeStore), tokens, tokenEndpoint, accessTokens },
+    oauth: { states: new OAuthStateStore(oneTimeStore), popupTickets: new PopupTicketStore(oneTimeStore), tokens, tokenEndpoint, accessTokens, refusals: new LmsRefusalLog() },
     lms,
   };
 }

@@ -6,21 +6,22 @@ import { createTestApp, type TestApp } from '../support/app.js';
 
 const BASE = 'https://tool.example.test';
 
+// Canvas's names (`lib/lti/variable_expander.rb`): Canvas would send the contract's `$Lms...` placeholders back literally.
 const courseCustomFields = {
-  lms_user_id: '$Lms.user.id',
-  lms_membership_roles: '$Lms.membership.roles',
-  lms_lis_membership_roles: '$com.Lms.membership.roles',
+  lms_user_id: '$Canvas.user.id',
+  lms_membership_roles: '$Canvas.membership.roles',
+  lms_lis_membership_roles: '$com.Instructure.membership.roles',
   exb_launch_surface: 'course',
-  lms_course_id: '$Lms.course.id',
-  lms_membership_permissions: expect.stringMatching(/^\$Lms\.membership\.permissions<[a-z_,]+>$/),
+  lms_course_id: '$Canvas.course.id',
+  lms_membership_permissions: expect.stringMatching(/^\$Canvas\.membership\.permissions<[a-z_,]+>$/),
 };
 
 const accountCustomFields = {
-  lms_user_id: '$Lms.user.id',
+  lms_user_id: '$Canvas.user.id',
   exb_launch_surface: 'account_admin',
-  lms_account_id: '$Lms.account.id',
-  lms_root_account_id: '$Lms.rootAccount.id',
-  lms_user_is_root_account_admin: '$Lms.user.isRootAccountAdmin',
+  lms_account_id: '$Canvas.account.id',
+  lms_root_account_id: '$Canvas.rootAccount.id',
+  lms_user_is_root_account_admin: '$Canvas.user.isRootAccountAdmin',
 };
 
 describe.each([

@@ -66,9 +66,9 @@ describe('pages the server words itself, in German and by default in English', (
     expect(bootstrapOf(response.body)).toMatchObject({
       locale: 'de',
       view: 'oauth-error',
-      errorCode: 'lms-error',
+      errorCode: 'lms-access-denied',
       title: 'Die LMS-Autorisierung wurde nicht abgeschlossen',
-      message: 'Das LMS hat die Autorisierung nicht erteilt.',
+      message: 'Die Autorisierung wurde im LMS abgebrochen. Das Tool kann das LMS erst in Ihrem Namen nutzen, wenn Sie es autorisieren. Starten Sie die Autorisierung erneut aus dem Tool.',
       details: [
         { label: 'LMS-Fehler', value: 'access_denied' },
         { label: 'Meldung des LMS', value: 'Nope' },

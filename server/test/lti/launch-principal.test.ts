@@ -163,12 +163,15 @@ describe('launch principal: registration problems', () => {
   });
 
   it.each([
+    ['lms_user_id', '$Canvas.user.id'],
+    ['lms_course_id', '$Canvas.course.id'],
+    ['lms_membership_roles', '$Canvas.membership.roles'],
+    ['lms_lis_membership_roles', '$com.Instructure.membership.roles'],
+    ['lms_membership_permissions', '$Canvas.membership.permissions<>'],
+    // A developer key made from the older registration document requests the contract's placeholders.
     ['lms_user_id', '$Lms.user.id'],
-    ['lms_course_id', '$Lms.course.id'],
-    ['lms_membership_roles', '$Lms.membership.roles'],
     ['lms_lis_membership_roles', '$com.Lms.membership.roles'],
-    ['lms_membership_permissions', '$Lms.membership.permissions<>'],
-  ])('refuses an unexpanded course field %s as a stale registration', (field, value) => {
+  ])('refuses an unexpanded course field %s (%s) as a stale registration, naming what arrived', (field, value) => {
     const error = (() => {
       try {
         resolveLaunchOutcome(courseClaims({ [field]: value }));
@@ -178,16 +181,33 @@ describe('launch principal: registration problems', () => {
     })();
     expect(error).toBeInstanceOf(LmsLtiConfigurationError);
     expect((error as LmsLtiConfigurationError).status).toBe(400);
-    expect((error as LmsLtiConfigurationError).details.join(' ')).toContain(field);
+    const details = (error as LmsLtiConfigurationError).details.join(' ');
+    expect(details).toContain(field);
+    expect(details).toContain(`arrived as ${value}`);
+    expect((error as LmsLtiConfigurationError).message).toMatch(/update|Developer Keys/);
   });
 
   it.each(['lms_user_id', 'lms_root_account_id', 'lms_account_id', 'lms_user_is_root_account_admin'])(
     'refuses an unexpanded or missing account field %s',
     (field) => {
+      expect(() => resolveLaunchOutcome(adminClaims({ [field]: `$Canvas.${field}` }))).toThrow(LmsLtiConfigurationError);
       expect(() => resolveLaunchOutcome(adminClaims({ [field]: `$Lms.${field}` }))).toThrow(LmsLtiConfigurationError);
       expect(() => resolveLaunchOutcome(adminClaims({ [field]: undefined }))).toThrow(LmsLtiConfigurationError);
     },
   );
+
+  it('names at most 80 characters of an author-written literal', () => {
+    const long = `$Canvas.${'x'.repeat(200)}`;
+    const error = (() => {
+      try {
+        resolveLaunchOutcome(courseClaims({ lms_course_id: long }));
+      } catch (e) {
+        return e as LmsLtiConfigurationError;
+      }
+    })();
+    expect(error?.details.join(' ')).toContain(`${long.slice(0, 80)}…`);
+    expect(error?.details.join(' ')).not.toContain(long);
+  });
 
   it('refuses a launch without the tool’s custom fields at all', () => {
     expect(() => resolveLaunchOutcome({ ...courseClaims({}), custom: {} })).toThrow(LmsLtiConfigurationError);

@@ -142,12 +142,31 @@ describe('POST /lti/launch: roles', () => {
       person: 'instructor',
       placement: 'course_navigation',
       courseId: 101,
-      customFields: { ...placement.customFields, lms_course_id: '$Lms.course.unknownVariable' },
+      customFields: { ...placement.customFields, lms_course_id: '$Canvas.course.unknownVariable' },
     });
     expect(response.statusCode).toBe(400);
     const bootstrap = bootstrapOf(response.body);
     expect(bootstrap.errorCode).toBe('LmsLtiConfigurationError');
     expect(JSON.stringify(bootstrap.details)).toContain('lms_course_id');
+    expect(JSON.stringify(bootstrap.details)).toContain('$Canvas.course.unknownVariable');
+  });
+
+  it('refuses a launch from a developer key made from the older document: Canvas sends the $Lms names back literally', async () => {
+    const browser = new Browser();
+    const { COURSE_CUSTOM_FIELDS } = await import('@exb/shared/lti-custom-fields.js');
+    const older = Object.fromEntries(
+      Object.entries(COURSE_CUSTOM_FIELDS).map(([key, value]) => [key, value.replace(/^\$Canvas\./, '$Lms.').replace(/^\$com\.Instructure\./, '$com.Lms.')]),
+    );
+    const { response } = await launchAs(h, browser, { person: 'instructor', placement: 'course_navigation', courseId: 101, customFields: older });
+    expect(response.statusCode).toBe(400);
+    const bootstrap = bootstrapOf(response.body);
+    expect(bootstrap.errorCode).toBe('LmsLtiConfigurationError');
+    expect(bootstrap.message).toMatch(/Developer Keys/);
+    const details = JSON.stringify(bootstrap.details);
+    for (const name of ['lms_user_id', 'lms_membership_roles', 'lms_lis_membership_roles', 'lms_course_id', 'lms_membership_permissions']) {
+      expect(details).toContain(name);
+    }
+    expect(details).toContain('$Lms.user.id');
   });
 
   it('takes identifiers from the signed token only, never from the query or the form', async () => {

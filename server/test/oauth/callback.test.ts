@@ -2,7 +2,8 @@ import { ADMIN_AND_APPLICATION_SCOPES, APPLICATION_SCOPES } from '@exb/shared/oa
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_LMS_ERROR_DESCRIPTION_LENGTH } from '../../src/oauth/callback.js';
 import { admin, instructor, student } from '../support/sessions.js';
-import { approvedCallback, bootstrapOf, createOAuthTestbed, LMS_URL, OAUTH_CLIENT_SECRET, type OAuthTestbed } from '../support/oauth-testbed.js';
+import { approvedCallback, BASE_URL, bootstrapOf, createOAuthTestbed, LMS_URL, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, type OAuthTestbed } from '../support/oauth-testbed.js';
+import { DEPLOYMENT_ID } from '../support/sessions.js';
 
 const TOKEN_ROUTE = 'POST /login/oauth2/token';
 
@@ -123,7 +124,7 @@ describe('GET /api/oauth2callback', () => {
       const start = await bed.t.app.inject({ method: 'GET', url: '/api/oauth2authorize', headers: { cookie } });
       const state = new URL(start.headers.location as string).searchParams.get('state')!;
       const response = await callback(`/api/oauth2callback?error=access_denied&error_description=${encodeURIComponent('The user denied <b>access</b>\u0000')}&state=${state}`, cookie);
-      const bootstrap = expectOAuthError(response, 'lms-error');
+      const bootstrap = expectOAuthError(response, 'lms-access-denied');
       expect(bootstrap.details).toEqual([
         { label: 'LMS error', value: 'access_denied' },
         { label: 'LMS message', value: 'The user denied <b>access</b>' },
@@ -139,7 +140,7 @@ describe('GET /api/oauth2callback', () => {
       const { cookie } = bed.session(instructor());
       const description = `<img src=x onerror="alert(1)">\n\n  Call   555-0100 now. ${'Lorem ipsum dolor sit amet. '.repeat(20)}`;
       const response = await callback(`/api/oauth2callback?error=access_denied&error_description=${encodeURIComponent(description)}`, cookie);
-      const bootstrap = expectOAuthError(response, 'lms-error');
+      const bootstrap = expectOAuthError(response, 'lms-access-denied');
       const shown = (bootstrap.details as { label: string; value: string }[]).find((detail) => detail.label === 'LMS message')!.value;
       expect([...shown]).toHaveLength(MAX_LMS_ERROR_DESCRIPTION_LENGTH);
       expect(shown.startsWith('<img src=x onerror="alert(1)"> Call 555-0100 now. Lorem ipsum')).toBe(true);
@@ -284,5 +285,115 @@ describe('GET /api/oauth2callback', () => {
     expect(logged.length).toBeGreaterThan(0);
     const token = [...bed.lms.state.tokens.values()].find((record) => record.userId === 2)!;
     for (const secret of [code, state, token.accessToken, token.refreshToken, OAUTH_CLIENT_SECRET]) expect(logged).not.toContain(secret);
+  });
+});
+
+/**
+ * A developer key as the LMS's key editor leaves it, without `url:GET|/api/v1/login/session_token`: the LMS refuses every
+ * authorization that asks for it (Canvas `Canvas::OAuth::Provider#valid_scopes?`), and the callback must say which
+ * scope an administrator has to add.
+ */
+describe('GET /api/oauth2callback when the developer key lacks a scope', () => {
+  const SESSION_TOKEN_SCOPE = 'url:GET|/api/v1/login/session_token';
+  let bed: OAuthTestbed;
+
+  beforeAll(async () => {
+    bed = await createOAuthTestbed({
+      lms: {
+        tool: {
+          baseUrl: BASE_URL,
+          clientId: '10000000000001',
+          deploymentId: DEPLOYMENT_ID,
+          oauthClientId: OAUTH_CLIENT_ID,
+          oauthClientSecret: OAUTH_CLIENT_SECRET,
+          oauthScopes: ADMIN_AND_APPLICATION_SCOPES.filter((scope) => scope !== SESSION_TOKEN_SCOPE),
+        },
+      },
+    });
+  });
+  afterAll(() => bed?.close());
+
+  /** Starts the authorization and follows it through the LMS, as the popup does, to the callback the LMS redirects to. */
+  async function refusedCallback(cookie: string, start = '/api/oauth2authorize', lmsUser = 2) {
+    const started = await bed.t.app.inject({ method: 'GET', url: start, headers: { cookie } });
+    expect(started.statusCode).toBe(302);
+    const answer = await fetch(started.headers.location as string, { headers: { cookie: bed.lms.webSessionCookie(lmsUser) }, redirect: 'manual' });
+    const location = new URL(answer.headers.get('location')!);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    return bed.t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}`, headers: { cookie } });
+  }
+
+  it('tells an instructor that the developer key lacks the scope, names it, and whom to tell', async () => {
+    const { cookie } = bed.session(instructor());
+    const response = await refusedCallback(cookie);
+    expect(response.statusCode).toBe(400);
+    const bootstrap = bootstrapOf(response.body);
+    expect(bootstrap).toMatchObject({ view: 'oauth-error', errorCode: 'lms-scope-missing' });
+    expect(bootstrap.message).toMatch(/developer key lacks a scope/);
+    expect(bootstrap.details).toEqual(
+      expect.arrayContaining([
+        { label: 'Missing scope', value: SESSION_TOKEN_SCOPE },
+        expect.stringMatching(/Tell your LMS administrator/),
+        { label: 'LMS error', value: 'invalid_scope' },
+      ]),
+    );
+    expect(bed.lms.calls.count('POST /login/oauth2/token')).toBe(0);
+  });
+
+  it('shows an administrator where the procedure to add it is, and the status page keeps the refusal', async () => {
+    const { cookie } = bed.session(admin());
+    const response = await refusedCallback(cookie, '/api/admin/oauth2authorize', 1);
+    const bootstrap = bootstrapOf(response.body);
+    expect(bootstrap.errorCode).toBe('lms-scope-missing');
+    expect(bootstrap.details).toEqual(
+      expect.arrayContaining([
+        { label: 'Missing scope', value: SESSION_TOKEN_SCOPE },
+        expect.stringContaining(`${BASE_URL}/setup/guide`),
+      ]),
+    );
+    const status = bootstrapOf((await bed.t.app.inject({ method: 'GET', url: '/' })).body);
+    expect(status).toMatchObject({ view: 'service-status', lmsRefusal: { error: 'invalid_scope', missingScopes: [SESSION_TOKEN_SCOPE] } });
+    expect(Date.parse((status.lmsRefusal as { at: string }).at)).not.toBeNaN();
+  });
+
+  it('says it in German too', async () => {
+    const { cookie } = bed.session(instructor());
+    const started = await bed.t.app.inject({ method: 'GET', url: '/api/oauth2authorize', headers: { cookie } });
+    const answer = await fetch(started.headers.location as string, { headers: { cookie: bed.lms.webSessionCookie(2) }, redirect: 'manual' });
+    const location = new URL(answer.headers.get('location')!);
+    const response = await bed.t.app.inject({
+      method: 'GET',
+      url: `${location.pathname}${location.search}`,
+      headers: { cookie, 'accept-language': 'de-DE,de;q=0.9' },
+    });
+    const bootstrap = bootstrapOf(response.body);
+    expect(bootstrap).toMatchObject({ locale: 'de', errorCode: 'lms-scope-missing' });
+    expect(bootstrap.message).toMatch(/Entwicklerschlüssel/);
+    expect(bootstrap.details).toEqual(expect.arrayContaining([{ label: 'Fehlender Bereich', value: SESSION_TOKEN_SCOPE }]));
+  });
+
+  it('names only scopes the service requests, and a crafted link without a pending state is not recorded', async () => {
+    const before = bootstrapOf((await bed.t.app.inject({ method: 'GET', url: '/' })).body).lmsRefusal;
+    const description =
+      'A requested scope is invalid, unknown, malformed, or exceeds the scope granted by the resource owner. The following scopes were requested, but not granted: url:GET|/api/v1/courses, Call 555-0100, and <b>x</b>';
+    const response = await bed.t.app.inject({
+      method: 'GET',
+      url: `/api/oauth2callback?error=invalid_scope&state=forged&error_description=${encodeURIComponent(description)}`,
+    });
+    const bootstrap = bootstrapOf(response.body);
+    expect(bootstrap.errorCode).toBe('lms-scope-missing');
+    const scopes = (bootstrap.details as unknown[]).filter((detail) => typeof detail === 'object' && (detail as { label: string }).label === 'Missing scope');
+    expect(scopes).toEqual([{ label: 'Missing scope', value: 'url:GET|/api/v1/courses' }]);
+    expect(bootstrapOf((await bed.t.app.inject({ method: 'GET', url: '/' })).body).lmsRefusal).toEqual(before);
+  });
+
+  it.each([
+    ['unauthorized_client', 'lms-unauthorized-client'],
+    ['invalid_request', 'lms-invalid-request'],
+    ['unsupported_response_type', 'lms-unsupported-response-type'],
+    ['server_error', 'lms-error'],
+  ])('recognises the LMS refusal %s', async (error, failure) => {
+    const response = await bed.t.app.inject({ method: 'GET', url: `/api/oauth2callback?error=${error}` });
+    expect(bootstrapOf(response.body).errorCode).toBe(failure);
   });
 });

@@ -114,6 +114,11 @@ export function CatalogBrowser({ lmsOrigin }: { lmsOrigin: string | undefined })
         </Flex>
         <CursorPager pages={pages} nextCursor={catalog.data?.nextCursor} labels={pagerLabels(t('catalog.pages'))} />
       </Flex>
+      {catalog.data?.lmsIncludesDropped === true && (
+        <StatusAlert variant="warning" margin="0 0 small">
+          {t('catalog.includesDropped')}
+        </StatusAlert>
+      )}
       {failure !== null && <StatusAlert margin="small 0 0">{t('catalog.connectFailed', { reason: failure })}</StatusAlert>}
       {outcome !== null && <ConnectResults outcome={outcome} names={asked} />}
       <QueryState query={catalog} loading={t('catalog.reading')} failed={(reason) => t('catalog.readFailed', { reason })}>

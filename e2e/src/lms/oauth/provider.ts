@@ -69,6 +69,13 @@ function withQuery(uri: string, params: Record<string, string | undefined>): str
   return url.toString();
 }
 
+/** Rails' `Array#to_sentence` (English): `a`, `a and b`, `a, b, and c`. */
+export function toSentence(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  if (items.length === 2) return `${items[0]} and ${items[1]}`;
+  return `${items.slice(0, -1).join(', ')}, and ${items.at(-1)}`;
+}
+
 /** The LMS's OAuth 2.0 provider for its REST API (authorization-code and refresh-token grants). */
 export class OAuthProvider {
   private tokenIds = 0;
@@ -110,20 +117,22 @@ export class OAuthProvider {
       kind: 'redirect' as const,
       location: withQuery(params.redirect_uri!, { error, error_description: description, state: params.state }),
     });
-    if (params.response_type !== 'code') {
-      return back('unsupported_response_type', 'The response type you requested is not supported');
-    }
-    // One `scope` parameter with space-separated values.
+    // Canvas `oauth2_provider_controller.rb#auth`, in its order: scopes first, then the response type. One `scope`
+    // parameter with space-separated values. On a scope-enforcing key, the whole authorization is refused when any
+    // requested scope is missing from the key, or when none is requested (`Canvas::OAuth::Provider#valid_scopes?`:
+    // `@scopes.present? && @scopes.all? { |scope| key.scopes.include?(scope) }`).
     const scopes = (params.scope ?? '').split(/\s+/).filter(Boolean);
     if (settings.requireScopes) {
-      if (scopes.length === 0) return back('invalid_scope', 'A list of scopes must be provided');
       const missing = scopes.filter((scope) => !this.clientScopes().includes(scope));
-      if (missing.length > 0) {
+      if (scopes.length === 0 || missing.length > 0) {
         return back(
           'invalid_scope',
-          `A requested scope is invalid, unknown, malformed, or exceeds the scope granted by the resource owner. The following scopes were requested, but not granted: ${missing.join(', ')}`,
+          `A requested scope is invalid, unknown, malformed, or exceeds the scope granted by the resource owner. The following scopes were requested, but not granted: ${toSentence(missing)}`,
         );
       }
+    }
+    if (params.response_type !== 'code') {
+      return back('unsupported_response_type', 'Only response_type=code is permitted');
     }
     return { kind: 'ok', request: { clientId: params.client_id, redirectUri: params.redirect_uri, scopes, state: params.state } };
   }

@@ -284,6 +284,9 @@ export function coursePageRoutes(): RouteDef[] {
     publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id', quizShow),
     publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id/take', quizTake),
     publicRoute('POST', '/courses/:course_id/quizzes/:quiz_id/take', quizTake),
+    // A quiz shown one question at a time continues here, through the same take checks (`config/routes.rb`:
+    // `get "take/questions/:question_id" => "quizzes/quizzes#show", take: "1"`).
+    publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id/take/questions/:question_id', quizTake),
     publicRoute('POST', '/courses/:course_id/quizzes/:quiz_id/submissions', quizSubmit),
     publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id/history', quizHistory),
     publicRoute('GET', '/courses/:course_id/assignments/:assignment_id', assignmentShow),

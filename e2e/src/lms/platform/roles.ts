@@ -83,7 +83,7 @@ function adminRoleName(role: string): string {
   return role === 'AccountAdmin' ? 'Account Admin' : role;
 }
 
-/** `$Lms.membership.roles`: LMS role names, e.g. `TeacherEnrollment,Account Admin`. */
+/** `$Canvas.membership.roles`: LMS role names, e.g. `TeacherEnrollment,Account Admin`. */
 export function membershipRoleNames(state: LmsState, user: User, context: LaunchContext): string {
   const { enrollments, admin } = currentMemberships(state, user, context);
   const names = [
@@ -93,7 +93,7 @@ export function membershipRoleNames(state: LmsState, user: User, context: Launch
   return [...new Set(names)].join(',');
 }
 
-/** `$com.Lms.membership.roles`: the same memberships as LIS role URIs. */
+/** `$com.Instructure.membership.roles`: the same memberships as LIS role URIs. */
 export function membershipLisRoles(state: LmsState, user: User, context: LaunchContext): string {
   const { enrollments, admin } = currentMemberships(state, user, context);
   const uris = [

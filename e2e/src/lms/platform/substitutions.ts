@@ -38,18 +38,19 @@ function permissionsInContext(env: SubstitutionEnvironment): Set<string> {
 }
 
 /**
- * The substitution variables this LMS registers, under the contract's names (`$Lms...`, `$com.Lms...`); the same
- * meaning as the upstream LMS's variables of the same shape. Lookup is case-sensitive; anything not registered here
- * stays literal.
+ * The substitution variables this LMS registers, under Canvas's own names and with their meaning
+ * (`lib/lti/variable_expander.rb`, `register_expansion`). Lookup is case-sensitive; anything not registered here,
+ * including the contract's `$Lms...` placeholders, comes back literally, as Canvas's `expand_variables!` leaves a value it
+ * cannot find.
  */
 const VARIABLES: Record<string, Variable> = {
-  '$Lms.user.id': { guard: hasUser, expand: (env) => env.user!.id },
-  '$Lms.user.globalId': { guard: hasUser, expand: (env) => globalUserId(env.user!.id) },
-  '$Lms.user.isRootAccountAdmin': {
+  '$Canvas.user.id': { guard: hasUser, expand: (env) => env.user!.id },
+  '$Canvas.user.globalId': { guard: hasUser, expand: (env) => globalUserId(env.user!.id) },
+  '$Canvas.user.isRootAccountAdmin': {
     guard: hasUser,
     expand: (env) => isRootAccountAdmin(env.lms.state, env.user!.id, contextRootAccount(env.lms.state, env.context).id),
   },
-  '$Lms.user.adminableAccounts': {
+  '$Canvas.user.adminableAccounts': {
     guard: hasUser,
     expand: (env) => {
       const ids = new Set<number>();
@@ -59,36 +60,36 @@ const VARIABLES: Record<string, Variable> = {
       return [...ids].sort((a, b) => a - b).join(',');
     },
   },
-  '$Lms.membership.roles': {
+  '$Canvas.membership.roles': {
     guard: hasUser,
     expand: (env) => membershipRoleNames(env.lms.state, env.user!, env.context),
   },
-  '$com.Lms.membership.roles': {
+  '$com.Instructure.membership.roles': {
     guard: hasUser,
     expand: (env) => membershipLisRoles(env.lms.state, env.user!, env.context),
   },
-  '$com.Lms.User.allRoles': {
+  '$com.instructure.User.allRoles': {
     guard: always,
     expand: (env) => ltiRoles(env.lms.state, env.user, env.context).join(','),
   },
-  '$Lms.membership.permissions<>': {
+  '$Canvas.membership.permissions<>': {
     guard: hasUser,
     expand: (env, args) => {
       const held = permissionsInContext(env);
       return args.filter((name) => held.has(name)).join(',');
     },
   },
-  '$Lms.course.id': { guard: inCourse, expand: (env) => (env.context.kind === 'course' ? env.context.course.id : '') },
-  '$Lms.course.name': { guard: inCourse, expand: (env) => (env.context.kind === 'course' ? env.context.course.name : '') },
-  '$Lms.account.id': { guard: always, expand: (env) => contextAccountId(env.context) },
-  '$Lms.account.name': {
+  '$Canvas.course.id': { guard: inCourse, expand: (env) => (env.context.kind === 'course' ? env.context.course.id : '') },
+  '$Canvas.course.name': { guard: inCourse, expand: (env) => (env.context.kind === 'course' ? env.context.course.name : '') },
+  '$Canvas.account.id': { guard: always, expand: (env) => contextAccountId(env.context) },
+  '$Canvas.account.name': {
     guard: always,
     expand: (env) => env.lms.state.accounts.get(contextAccountId(env.context))?.name ?? '',
   },
-  '$Lms.rootAccount.id': { guard: always, expand: (env) => contextRootAccount(env.lms.state, env.context).id },
-  '$Lms.api.domain': { guard: always, expand: (env) => new URL(env.lms.baseUrl).host },
-  '$Lms.api.baseUrl': { guard: always, expand: (env) => env.lms.baseUrl },
-  '$Lms.enrollment.enrollmentState': {
+  '$Canvas.rootAccount.id': { guard: always, expand: (env) => contextRootAccount(env.lms.state, env.context).id },
+  '$Canvas.api.domain': { guard: always, expand: (env) => new URL(env.lms.baseUrl).host },
+  '$Canvas.api.baseUrl': { guard: always, expand: (env) => env.lms.baseUrl },
+  '$Canvas.enrollment.enrollmentState': {
     guard: inCourse,
     expand: (env) => {
       if (env.context.kind !== 'course' || !env.user) return '';
@@ -135,7 +136,10 @@ export function expandValue(value: string, env: SubstitutionEnvironment): Value 
   return value;
 }
 
-/** Configured custom field names arrive normalised: non-word characters become `_`, then lower case. */
+/**
+ * Configured custom field names arrive normalised: non-word characters become `_`, then lower case
+ * (`app/models/context_external_tool.rb#set_custom_fields`).
+ */
 export function normaliseCustomKey(key: string): string {
   return key.replace(/\W/g, '_').toLowerCase();
 }

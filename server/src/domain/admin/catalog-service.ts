@@ -1,6 +1,6 @@
 import { LMS_COURSE_SEARCH_MIN_LENGTH, normalizeAdminSearch } from '@exb/shared/admin-courses.js';
 import { isLmsId } from '@exb/shared/content-id.js';
-import type { CourseInclude, LmsApi } from '../../lms/api.js';
+import { includesDropped, type CourseInclude, type LmsApi } from '../../lms/api.js';
 import type { LmsCourse } from '../../lms/schemas.js';
 import type { CourseConnections } from './course-connections.js';
 import { courseFacts } from './course-facts.js';
@@ -34,6 +34,11 @@ export interface CatalogPage {
   readonly success: true;
   readonly courses: CatalogCourse[];
   readonly nextCursor: string | null;
+  /**
+   * Present when the LMS left out the includes the page asked for (terms, teachers, student counts): the API developer
+   * key does not allow include parameters, which an administrator can fix.
+   */
+  readonly lmsIncludesDropped?: true;
 }
 
 const CURSOR_VERSION = 'p1';
@@ -111,6 +116,7 @@ export class CatalogService {
       success: true,
       courses: listed.items.map((course) => catalogCourse(course, connected.has(course.id), withEnrollments)),
       nextCursor: listed.nextPage === null || !PAGE_VALUE.test(listed.nextPage) ? null : encodeCatalogCursor(listed.nextPage),
+      ...(includesDropped(listed.items, include) ? { lmsIncludesDropped: true as const } : {}),
     };
   }
 }
