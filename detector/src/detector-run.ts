@@ -1,7 +1,8 @@
 /**
  * The detector's rules, in order: prove the exam browser's configuration key for this page, redeem the proof for the
  * access code (once more with a fresh proof if that fails, then telling the student to reload), fill the LMS prompt
- * when it is unambiguous, show approved tools, and show the exit link once the LMS records completion. Without the exam browser's page API it only tells the student that the exam browser is required,
+ * when it is unambiguous (on a new quiz, whose prompt is in another origin's frame, show the code for the student to
+ * type instead), show approved tools, and show the exit link once the LMS records completion. Without the exam browser's page API it only tells the student that the exam browser is required,
  * and only after the service confirms it.
  */
 import type { DetectorConfig } from '@exb/shared/detector-config-rules.js';
@@ -111,7 +112,10 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
   }
 
   const panel = createPanelHost(ctx.document, ctx.text);
-  panel.show({ ...EMPTY_PANEL, tools: redemption.tools });
+  // A new quiz's prompt is in the engine's cross-origin frame, out of any script's reach: the student types the code.
+  const accessCode = page.kind === 'newquiz-assignment' ? redemption.accessCode : null;
+  if (accessCode !== null) trace('code-display', 'shown');
+  panel.show({ ...EMPTY_PANEL, tools: redemption.tools, accessCode });
   return { outcome: 'active', stop: keepPanelCurrent(ctx, page, target, redemption, panel, trace) };
 }
 
@@ -211,7 +215,8 @@ function keepPanelCurrent(
   const showQuit = () => {
     if (quitUrl === null || panel.state.quitUrl !== null) return;
     trace('completion', 'seen');
-    panel.show({ ...panel.state, quitUrl });
+    // Once submitted, the code has served its purpose and leaves the screen.
+    panel.show({ ...panel.state, quitUrl, accessCode: null });
   };
 
   const refreshTools = async () => {

@@ -3,6 +3,7 @@
  * lists approved tools, the exit link after completion, or a notice. All text goes in as text nodes; URLs come from the
  * service's validated answers or are built from the configuration.
  */
+import { renderAccessCode, type AccessCodeView } from './access-code-display.js';
 import type { Text } from './messages.js';
 import type { Tool } from './responses.js';
 
@@ -17,9 +18,11 @@ export interface PanelState {
   readonly tools: readonly Tool[];
   readonly quitUrl: string | null;
   readonly notice: Notice | null;
+  /** A new quiz's released access code, for the student to type into the engine's frame. */
+  readonly accessCode: string | null;
 }
 
-export const EMPTY_PANEL: PanelState = { tools: [], quitUrl: null, notice: null };
+export const EMPTY_PANEL: PanelState = { tools: [], quitUrl: null, notice: null, accessCode: null };
 
 export const PANEL_ATTRIBUTE = 'data-exb-panel';
 const HEADING_ID = 'exb-panel-heading';
@@ -71,12 +74,21 @@ function headingText(state: PanelState, text: Text): string {
   if (state.notice?.kind === 'exam-browser-required') return text('requiredHeading');
   if (state.notice?.kind === 'redemption-failed') return text('redemptionFailedHeading');
   if (state.quitUrl !== null) return text('submittedHeading');
+  if (state.accessCode !== null) return text('accessCodeHeading');
   return text('toolsHeading');
 }
 
-/** The panel for a state in the page's language (`text`), or `null` when there is nothing to show. */
-export function renderPanel(doc: Document, state: PanelState, text: Text): HTMLElement | null {
-  if (state.tools.length === 0 && state.quitUrl === null && state.notice === null) return null;
+/**
+ * The panel for a state in the page's language (`text`), or `null` when there is nothing to show. `codeView` keeps
+ * whether the student chose to see the access code across redraws.
+ */
+export function renderPanel(
+  doc: Document,
+  state: PanelState,
+  text: Text,
+  codeView: AccessCodeView = { revealed: false },
+): HTMLElement | null {
+  if (state.tools.length === 0 && state.quitUrl === null && state.notice === null && state.accessCode === null) return null;
 
   const panel = element(doc, 'aside');
   panel.setAttribute(PANEL_ATTRIBUTE, '');
@@ -102,10 +114,12 @@ export function renderPanel(doc: Document, state: PanelState, text: Text): HTMLE
   if (state.quitUrl !== null) {
     panel.append(paragraph(doc, text('submittedText')));
     panel.append(paragraph(doc, link(doc, state.quitUrl, text('exitLink'))));
+  } else if (state.accessCode !== null) {
+    panel.append(renderAccessCode(doc, state.accessCode, text, codeView));
   }
 
   if (state.tools.length > 0) {
-    if (state.quitUrl !== null || state.notice !== null) {
+    if (state.quitUrl !== null || state.notice !== null || state.accessCode !== null) {
       const sub = element(doc, 'h3', text('toolsHeading'));
       sub.setAttribute('style', 'margin:8px 0 4px;font-size:14px');
       panel.append(sub);
@@ -127,20 +141,34 @@ export interface PanelHost {
   readonly state: PanelState;
 }
 
-/** Keeps one panel on the page, replacing the element it owns on every change. */
+/** The position of `node` among the panel's buttons and links, so a redraw can give focus back to its twin. */
+function focusIndex(panel: HTMLElement, node: Element | null): number {
+  if (node === null || !panel.contains(node)) return -1;
+  return Array.from(panel.querySelectorAll('button, a')).indexOf(node);
+}
+
+/**
+ * Keeps one panel on the page, replacing the element it owns on every change. A keyboard or screen-reader user whose
+ * focus was on a control of the panel keeps it on the same control of the new one.
+ */
 export function createPanelHost(doc: Document, text: Text): PanelHost {
   let current: HTMLElement | null = null;
   let state = EMPTY_PANEL;
+  const codeView: AccessCodeView = { revealed: false };
   return {
     get state() {
       return state;
     },
     show(next) {
       state = next;
-      const rendered = renderPanel(doc, next, text);
+      const rendered = renderPanel(doc, next, text, codeView);
+      const focused = current === null ? -1 : focusIndex(current, doc.activeElement);
       if (current !== null && current.parentNode !== null) current.parentNode.removeChild(current);
       current = rendered;
-      if (rendered !== null && doc.body !== null) doc.body.append(rendered);
+      if (rendered !== null && doc.body !== null) {
+        doc.body.append(rendered);
+        if (focused >= 0) (rendered.querySelectorAll('button, a')[focused] as HTMLElement | undefined)?.focus();
+      }
     },
   };
 }
