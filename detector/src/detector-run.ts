@@ -111,12 +111,19 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
     }
   }
 
-  const panel = createPanelHost(ctx.document, ctx.text);
-  // A new quiz's prompt is in the engine's cross-origin frame, out of any script's reach: the student types the code.
+  // A new quiz's prompt is in the engine's cross-origin frame, out of any script's reach: the student types the code,
+  // shown right above that frame.
   const accessCode = page.kind === 'newquiz-assignment' ? redemption.accessCode : null;
+  const panel = createPanelHost(ctx.document, ctx.text, accessCode === null ? null : toolFrameOf(ctx.document));
   if (accessCode !== null) trace('code-display', 'shown');
   panel.show({ ...EMPTY_PANEL, tools: redemption.tools, accessCode });
   return { outcome: 'active', stop: keepPanelCurrent(ctx, page, target, redemption, panel, trace) };
+}
+
+/** The LMS's one tool frame (`iframe#tool_content`) on a new quiz page; `null` when there is not exactly one. */
+function toolFrameOf(doc: Document): Element | null {
+  const frames = doc.querySelectorAll('iframe#tool_content');
+  return frames.length === 1 ? (frames[0] ?? null) : null;
 }
 
 /** Proves the configuration key for this page; tells the student when the service refused the configuration. */

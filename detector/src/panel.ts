@@ -27,7 +27,18 @@ export const EMPTY_PANEL: PanelState = { tools: [], quitUrl: null, notice: null,
 export const PANEL_ATTRIBUTE = 'data-exb-panel';
 const HEADING_ID = 'exb-panel-heading';
 
-const PANEL_STYLE = [
+const BASE_STYLE = [
+  'box-sizing:border-box',
+  'padding:12px 16px',
+  'background:#fff',
+  'color:#2d3b45',
+  'border:1px solid #c7cdd1',
+  'border-radius:6px',
+  'font:14px/1.4 system-ui,sans-serif',
+];
+/** In a corner of the window, over the page. */
+const FLOATING_STYLE = [
+  ...BASE_STYLE,
   'position:fixed',
   'right:16px',
   'bottom:16px',
@@ -35,15 +46,10 @@ const PANEL_STYLE = [
   'max-width:320px',
   'max-height:60vh',
   'overflow:auto',
-  'box-sizing:border-box',
-  'padding:12px 16px',
-  'background:#fff',
-  'color:#2d3b45',
-  'border:1px solid #c7cdd1',
-  'border-radius:6px',
   'box-shadow:0 2px 8px rgba(0,0,0,.2)',
-  'font:14px/1.4 system-ui,sans-serif',
 ].join(';');
+/** In the page's flow, before the element it is placed at: it covers nothing the student has to reach. */
+const INLINE_STYLE = [...BASE_STYLE, 'margin:0 0 12px', 'max-width:40rem'].join(';');
 
 function element<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, text?: string): HTMLElementTagNameMap[K] {
   const node = doc.createElement(tag);
@@ -87,13 +93,14 @@ export function renderPanel(
   state: PanelState,
   text: Text,
   codeView: AccessCodeView = { revealed: false },
+  inline = false,
 ): HTMLElement | null {
   if (state.tools.length === 0 && state.quitUrl === null && state.notice === null && state.accessCode === null) return null;
 
   const panel = element(doc, 'aside');
   panel.setAttribute(PANEL_ATTRIBUTE, '');
   panel.setAttribute('aria-labelledby', HEADING_ID);
-  panel.setAttribute('style', PANEL_STYLE);
+  panel.setAttribute('style', inline ? INLINE_STYLE : FLOATING_STYLE);
   const heading = element(doc, 'h2', headingText(state, text));
   heading.id = HEADING_ID;
   heading.setAttribute('style', 'margin:0 0 8px;font-size:16px');
@@ -149,9 +156,11 @@ function focusIndex(panel: HTMLElement, node: Element | null): number {
 
 /**
  * Keeps one panel on the page, replacing the element it owns on every change. A keyboard or screen-reader user whose
- * focus was on a control of the panel keeps it on the same control of the new one.
+ * focus was on a control of the panel keeps it on the same control of the new one. With `before`, the panel stands in
+ * the page's flow right before that element (a new quiz's tool frame, whose prompt a floating panel would cover in a
+ * narrow window); otherwise it floats in a corner.
  */
-export function createPanelHost(doc: Document, text: Text): PanelHost {
+export function createPanelHost(doc: Document, text: Text, before: Element | null = null): PanelHost {
   let current: HTMLElement | null = null;
   let state = EMPTY_PANEL;
   const codeView: AccessCodeView = { revealed: false };
@@ -161,12 +170,14 @@ export function createPanelHost(doc: Document, text: Text): PanelHost {
     },
     show(next) {
       state = next;
-      const rendered = renderPanel(doc, next, text, codeView);
+      const anchor = before !== null && before.parentNode !== null ? before : null;
+      const rendered = renderPanel(doc, next, text, codeView, anchor !== null);
       const focused = current === null ? -1 : focusIndex(current, doc.activeElement);
       if (current !== null && current.parentNode !== null) current.parentNode.removeChild(current);
       current = rendered;
-      if (rendered !== null && doc.body !== null) {
-        doc.body.append(rendered);
+      if (rendered !== null && (anchor !== null || doc.body !== null)) {
+        if (anchor !== null) anchor.parentNode!.insertBefore(rendered, anchor);
+        else doc.body.append(rendered);
         if (focused >= 0) (rendered.querySelectorAll('button, a')[focused] as HTMLElement | undefined)?.focus();
       }
     },

@@ -380,6 +380,9 @@ describe('detector in the exam browser on a new quiz page', () => {
     // The engine's prompt is out of reach: the released code is in the panel, masked, for the student to type.
     expect(panelOf(ctx.document)?.querySelector('h2')?.textContent).toBe('Access code for this quiz');
     expect(panelOf(ctx.document)?.textContent).not.toContain('c0de');
+    // In the page's flow right above the quiz frame, so it never covers the prompt the student types into.
+    expect(panelOf(ctx.document)?.nextElementSibling?.id).toBe('tool_content');
+    expect(panelOf(ctx.document)?.getAttribute('style')).not.toContain('position:fixed');
     Array.from(panelOf(ctx.document)?.querySelectorAll('button') ?? []).find((b) => b.textContent === 'Show the code')?.click();
     expect(panelOf(ctx.document)?.querySelector('#exb-access-code-value')?.textContent).toBe('c0de');
     // Released once: one proof, one redemption, nothing kept in storage.
