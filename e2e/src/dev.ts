@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { RunningServer } from '@exb/server/main.js';
+import type { MockLms } from './lms/index.js';
 
 export interface DevelopmentEnvironment {
   lmsUrl: string;
@@ -10,6 +11,8 @@ export interface DevelopmentEnvironment {
   examBrowserUrl: string;
   /** The origin of the development LMS's New Quizzes engine, another origin than the LMS. */
   newQuizzesUrl: string;
+  /** The development LMS itself, for tests that change its people or quizzes. */
+  lms: MockLms;
   close(): Promise<void>;
 }
 
@@ -106,6 +109,7 @@ export async function startDevelopment(
     launchPageUrl: lms.launchPageUrl,
     examBrowserUrl,
     newQuizzesUrl: newQuizzesServer.url,
+    lms,
     async close() {
       await service.close();
       await newQuizzesServer.close();
