@@ -1,7 +1,8 @@
 /**
  * The detector's rules, in order: prove the exam browser's configuration key for this page, redeem the proof for the
  * access code (once more with a fresh proof if that fails, then telling the student to reload), fill the LMS prompt
- * when it is unambiguous, show approved tools, and show the exit link once the LMS records completion. Without the exam browser's page API it only tells the student that the exam browser is required,
+ * when it is unambiguous (on a new quiz, whose prompt is in another origin's frame, show the code for the student to
+ * type instead), show approved tools, and show the exit link once the LMS records completion. Without the exam browser's page API it only tells the student that the exam browser is required,
  * and only after the service confirms it.
  */
 import type { DetectorConfig } from '@exb/shared/detector-config-rules.js';
@@ -110,9 +111,19 @@ export async function runDetector(ctx: DetectorContext): Promise<DetectorRun> {
     }
   }
 
-  const panel = createPanelHost(ctx.document, ctx.text);
-  panel.show({ ...EMPTY_PANEL, tools: redemption.tools });
+  // A new quiz's prompt is in the engine's cross-origin frame, out of any script's reach: the student types the code,
+  // shown right above that frame.
+  const accessCode = page.kind === 'newquiz-assignment' ? redemption.accessCode : null;
+  const panel = createPanelHost(ctx.document, ctx.text, accessCode === null ? null : toolFrameOf(ctx.document));
+  if (accessCode !== null) trace('code-display', 'shown');
+  panel.show({ ...EMPTY_PANEL, tools: redemption.tools, accessCode });
   return { outcome: 'active', stop: keepPanelCurrent(ctx, page, target, redemption, panel, trace) };
+}
+
+/** The LMS's one tool frame (`iframe#tool_content`) on a new quiz page; `null` when there is not exactly one. */
+function toolFrameOf(doc: Document): Element | null {
+  const frames = doc.querySelectorAll('iframe#tool_content');
+  return frames.length === 1 ? (frames[0] ?? null) : null;
 }
 
 /** Proves the configuration key for this page; tells the student when the service refused the configuration. */
@@ -211,7 +222,8 @@ function keepPanelCurrent(
   const showQuit = () => {
     if (quitUrl === null || panel.state.quitUrl !== null) return;
     trace('completion', 'seen');
-    panel.show({ ...panel.state, quitUrl });
+    // Once submitted, the code has served its purpose and leaves the screen.
+    panel.show({ ...panel.state, quitUrl, accessCode: null });
   };
 
   const refreshTools = async () => {

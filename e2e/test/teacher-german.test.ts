@@ -70,6 +70,8 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     await s.visible(tool().getByRole('columnheader', { name: 'Prüfung', exact: true }));
     expect(await row('Final exam (New Quizzes)').getByRole('cell').first().textContent()).toBe('Neues Quiz');
     expect(await row('Midterm exam').getByRole('cell').first().textContent()).toBe('Klassisches Quiz');
+    // Before it is required, a new quiz says that its students will be shown the code in the exam browser.
+    await s.visible(row('Final exam (New Quizzes)').getByText('sehen die Studierenden den Zugangscode im Exam-Browser', { exact: false }));
     await s.visible(tool().getByText('Die Einrichtung dieses Kurses ist noch nicht abgeschlossen.', { exact: false }));
     await s.screenshot('02-assessments');
     expect(await accessible()).toEqual([]);

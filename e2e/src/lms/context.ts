@@ -3,6 +3,7 @@ import type { CallLog } from './calls.js';
 import type { Clock } from './clock.js';
 import type { ExamBrowserHost } from './exam-browser/host.js';
 import type { FaultRegistry, Hangs } from './faults.js';
+import type { NewQuizzesEngine } from './new-quizzes/engine.js';
 import type { OAuthProvider } from './oauth/provider.js';
 import type { WebSessions } from './pages/session.js';
 import type { Platform } from './platform/platform.js';
@@ -102,5 +103,7 @@ export interface LmsRuntime {
   readonly sessions: WebSessions;
   /** The testbed's simulated exam browser (off unless enabled). */
   readonly examBrowser: ExamBrowserHost;
+  /** The New Quizzes engine, a tool on an origin of its own that new-quiz assignment pages frame. */
+  readonly newQuizzes: NewQuizzesEngine;
   nextErrorReportId(): number;
 }

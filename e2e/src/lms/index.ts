@@ -5,6 +5,7 @@ import { Clock, isoSeconds } from './clock.js';
 import { ExamBrowserHost } from './exam-browser/host.js';
 import type { LmsRuntime, LmsSettings, MockLmsOptions, ResolvedTool, ToolOptions } from './context.js';
 import { FaultRegistry, Hangs } from './faults.js';
+import { NewQuizzesEngine, newQuizzesEngineRoutes } from './new-quizzes/engine.js';
 import { OAuthProvider } from './oauth/provider.js';
 import { WebSessions } from './pages/session.js';
 import { generatePlatformKey, platformKeyFrom } from './platform/keys.js';
@@ -37,6 +38,7 @@ export { SESSION_COOKIE } from './pages/session.js';
 export { ANY_ROUTE } from './faults.js';
 export { EXAM_BROWSER_PATH } from './exam-browser/host.js';
 export type { ExamBrowserHost, ExamBrowserIdentity } from './exam-browser/host.js';
+export type { NewQuizzesEngine } from './new-quizzes/engine.js';
 
 export const DEFAULT_ISSUER = 'https://canvas.instructure.com';
 
@@ -73,6 +75,13 @@ export interface MockLms {
   reset(): void;
   /** Serves the same LMS over HTTP. */
   startHttpServer(options?: HttpServerOptions): Promise<RunningLmsServer>;
+  /** The New Quizzes engine; new-quiz assignment pages frame it once its server runs. */
+  readonly newQuizzes: NewQuizzesEngine;
+  /**
+   * Serves the New Quizzes engine on an origin of its own (`options.origin`, e.g. `http://127.0.0.1:0` beside an LMS
+   * on `localhost`), as Canvas's New Quizzes runs on its own host; new-quiz assignment pages frame it from then on.
+   */
+  startNewQuizzesServer(options: HttpServerOptions & { origin: string }): Promise<RunningLmsServer>;
 }
 
 function origin(value: string, name: string): string {
@@ -140,9 +149,10 @@ export function createMockLms(options: MockLmsOptions): MockLms {
     secret: randomBytes(32),
     examBrowser: new ExamBrowserHost(tool.baseUrl),
     nextErrorReportId: () => ++errorReportId,
-  } as Omit<LmsRuntime, 'oauth' | 'platform' | 'sessions'> as LmsRuntime;
+  } as Omit<LmsRuntime, 'oauth' | 'platform' | 'sessions' | 'newQuizzes'> as LmsRuntime;
   const mutable = runtime as { -readonly [K in keyof LmsRuntime]: LmsRuntime[K] };
   mutable.oauth = new OAuthProvider(runtime);
+  mutable.newQuizzes = new NewQuizzesEngine(runtime);
   mutable.sessions = new WebSessions(runtime);
   const initialKey = options.platformKey
     ? platformKeyFrom(options.platformKey, isoSeconds(clock.now()))
@@ -169,6 +179,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
       return `${runtime.baseUrl}/`;
     },
     examBrowser: runtime.examBrowser,
+    newQuizzes: runtime.newQuizzes,
     webSessionCookie: (person) => runtime.sessions.cookieFor(person),
     reset() {
       runtime.hangs.releaseAll();
@@ -179,8 +190,20 @@ export function createMockLms(options: MockLmsOptions): MockLms {
       state.themeJavaScriptUrl = themeJavaScriptUrl;
       runtime.platform.reset();
       runtime.examBrowser.clear();
+      runtime.newQuizzes.clear();
     },
     startHttpServer: (serverOptions) => startLmsHttpServer(runtime, routes, serverOptions),
+    async startNewQuizzesServer(serverOptions) {
+      const server = await startLmsHttpServer(runtime, newQuizzesEngineRoutes(), serverOptions);
+      runtime.newQuizzes.url = server.url;
+      return {
+        ...server,
+        close: async () => {
+          runtime.newQuizzes.url = null;
+          await server.close();
+        },
+      };
+    },
   };
 }
 

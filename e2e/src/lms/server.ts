@@ -18,6 +18,11 @@ export interface HttpServerOptions {
    * Browser tests use it to run the tool inside an HTTPS LMS, as in production.
    */
   tls?: { cert: string; key: string };
+  /**
+   * The origin this server answers for when it serves another site of the LMS (the New Quizzes engine) rather than
+   * the LMS itself: its port is the default, and a free port moves this origin, never the LMS's base URL.
+   */
+  origin?: string;
 }
 
 export interface RunningLmsServer {
@@ -63,7 +68,7 @@ export async function startLmsHttpServer(
   routes: readonly RouteDef[],
   options: HttpServerOptions = {},
 ): Promise<RunningLmsServer> {
-  const configured = new URL(lms.baseUrl);
+  const configured = new URL(options.origin ?? lms.baseUrl);
   const port = options.port ?? Number(configured.port || (configured.protocol === 'https:' ? 443 : 80));
   const host = options.host ?? '127.0.0.1';
   const connections = new Map<string, ServerConnection>();
@@ -75,7 +80,7 @@ export async function startLmsHttpServer(
   ) as unknown as (req: IncomingMessage, res: ServerResponse) => void;
 
   if ((options.tls !== undefined) !== (configured.protocol === 'https:')) {
-    throw new Error(`the LMS base URL ${lms.baseUrl} must be https: exactly when the server is given a TLS certificate`);
+    throw new Error(`the origin ${configured.origin} must be https: exactly when the server is given a TLS certificate`);
   }
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const id = randomUUID();
@@ -101,11 +106,13 @@ export async function startLmsHttpServer(
     });
   });
   const actualPort = (server.address() as AddressInfo).port;
+  let url = configured.origin;
   if (String(actualPort) !== (configured.port || (configured.protocol === 'https:' ? '443' : '80'))) {
-    lms.baseUrl = `${configured.protocol}//${configured.hostname}:${actualPort}`;
+    url = `${configured.protocol}//${configured.hostname}:${actualPort}`;
   }
+  if (options.origin === undefined) lms.baseUrl = url;
   return {
-    url: lms.baseUrl,
+    url,
     port: actualPort,
     close: () =>
       new Promise<void>((resolve) => {

@@ -59,6 +59,11 @@ export function EnforcementToggle({
   const blocked = connection.connected === false || lockedNote !== undefined;
   const label = t('enforcement.label', { title: assessment.title });
   const noteId = useId();
+  const newQuizNoteId = useId();
+  // A new quiz's prompt is in the engine's own frame, which no script can fill: its students are shown the code in the
+  // exam browser and type it. Said before the teacher requires the exam browser, and read with the switch.
+  const newQuizNote = assessment.contentType === 'NEW_QUIZ' && !required;
+  const describedBy = [lockedNote !== undefined ? noteId : null, newQuizNote ? newQuizNoteId : null].filter((id) => id !== null).join(' ');
 
   let message: ReactNode = null;
   if (failure !== null && failure.authUrl === undefined) {
@@ -88,7 +93,7 @@ export function EnforcementToggle({
           aria-label={visibleLabel ? label : undefined}
           // The note stands outside the switch: a disabled switch is drawn faded, and its own messages are part of
           // its label, which `aria-label` replaces.
-          aria-describedby={lockedNote !== undefined ? noteId : undefined}
+          aria-describedby={describedBy === '' ? undefined : describedBy}
           checked={checked}
           // Not disabled while the LMS answers: a disabled switch would drop the keyboard focus. The switch is
           // controlled, so further presses simply wait for the answer.
@@ -105,6 +110,13 @@ export function EnforcementToggle({
         <Text as="p" size="small" id={noteId}>
           {lockedNote}
         </Text>
+      )}
+      {newQuizNote && (
+        <View as="p" margin="xx-small 0 0" maxWidth="28rem">
+          <Text size="small" id={newQuizNoteId}>
+            {t('enforcement.newQuizCodeShown')}
+          </Text>
+        </View>
       )}
     </View>
   );

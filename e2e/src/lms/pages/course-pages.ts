@@ -4,7 +4,8 @@ import { canReadCourse, canSeeUnpublished, coursePermissions } from '../permissi
 import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';
 import type { Assignment, Course, Quiz, QuizSubmission, User, WebSession } from '../state.js';
 import { checkAuthenticityToken, loggedInVisitor, notFoundPage, unauthorizedPage } from './common.js';
-import { applicationPage, barePage, escapeHtml } from './html.js';
+import { NEW_QUIZZES_LOGIN_PATH } from '../new-quizzes/engine.js';
+import { applicationPage, autoPostForm, escapeHtml } from './html.js';
 
 interface Visit {
   lms: LmsRuntime;
@@ -245,16 +246,7 @@ function assignmentShow(req: RouteRequest): Response {
   // A classic quiz's assignment page is the quiz.
   if (assignment.quizId !== null) return redirectResponse(`/courses/${visit.course.id}/quizzes/${assignment.quizId}`);
   const env = { ASSIGNMENT_ID: String(assignment.id) };
-  if (assignment.newQuiz) {
-    // The new-quiz engine is another tool rendered in the tool frame; its own access-code prompt lives in that frame.
-    return page(
-      visit,
-      assignment.name,
-      `<h1 class="title">${escapeHtml(assignment.name)}</h1>
-<iframe id="tool_content" name="tool_content" class="tool_launch" title="${escapeHtml(assignment.name)}" src="/testbed/new-quizzes/${assignment.id}" data-quiz-lti="true"></iframe>`,
-      { ...env, QUIZ_LTI: true },
-    );
-  }
+  if (assignment.newQuiz) return newQuizLaunch(visit, assignment, env);
   return page(
     visit,
     assignment.name,
@@ -263,19 +255,25 @@ function assignmentShow(req: RouteRequest): Response {
   );
 }
 
-/** What the new-quiz engine shows inside the tool frame (a placeholder; the real engine is a separate site). */
-function newQuizFrame(req: RouteRequest): Response {
-  const assignment = req.lms.state.assignments.get(Number(req.params.assignment_id));
-  if (!assignment?.newQuiz) return htmlResponse(barePage('Not found', '<h1>Not found</h1>'), 404);
-  const settings = assignment.newQuiz.quizSettings;
-  return htmlResponse(
-    barePage(
-      assignment.name,
-      `<h1>${escapeHtml(assignment.name)}</h1>
-<p id="new_quiz_engine">New Quizzes (simulated engine).</p>
-${settings.require_student_access_code ? '<form id="new_quiz_access_code"><label>Access code <input type="password" name="access_code"></label> <button class="btn" type="submit">Begin</button></form>' : '<button class="btn" type="button">Begin</button>'}`,
-    ),
-  );
+/**
+ * A new quiz's assignment page: the launch of the New Quizzes engine, posted into the tool frame as Canvas renders an
+ * external-tool assignment (`ApplicationController#content_tag_redirect`, `app/views/lti/_lti_message.html.erb`). The
+ * engine runs on its own origin; its access-code prompt is in that frame, out of reach of this page's scripts.
+ */
+function newQuizLaunch(visit: Visit, assignment: Assignment, env: Record<string, unknown>): Response {
+  const engine = visit.lms.newQuizzes.url;
+  const frame = `<iframe id="tool_content" name="tool_content" class="tool_launch" title="${escapeHtml(assignment.name)}" src="about:blank" data-quiz-lti="true"></iframe>`;
+  const launch =
+    engine === null
+      ? '<p id="new_quiz_engine_missing">The New Quizzes engine of this development LMS is not running (start it with <code>startNewQuizzesServer</code>).</p>'
+      : autoPostForm({
+          action: `${engine}${NEW_QUIZZES_LOGIN_PATH}`,
+          target: 'tool_content',
+          id: 'tool_form',
+          fields: { lti_message_hint: visit.lms.newQuizzes.launchHint(visit.user.id, assignment) },
+        });
+  // The frame comes first: the form's inline script posts into it at once.
+  return page(visit, assignment.name, `<h1 class="title">${escapeHtml(assignment.name)}</h1>\n${frame}\n${launch}`, { ...env, QUIZ_LTI: true });
 }
 
 export function coursePageRoutes(): RouteDef[] {
@@ -290,6 +288,5 @@ export function coursePageRoutes(): RouteDef[] {
     publicRoute('POST', '/courses/:course_id/quizzes/:quiz_id/submissions', quizSubmit),
     publicRoute('GET', '/courses/:course_id/quizzes/:quiz_id/history', quizHistory),
     publicRoute('GET', '/courses/:course_id/assignments/:assignment_id', assignmentShow),
-    publicRoute('GET', '/testbed/new-quizzes/:assignment_id', newQuizFrame),
   ];
 }
