@@ -79,8 +79,8 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
 
     const opened = await session.openInSimulator(exbLaunchUrl);
     expect(opened.layers).toEqual(['gzip', 'pkhs', 'plnd', 'gzip']);
-    // The configuration signs the exam browser in as Sam and returns to the quiz.
-    expect(opened.startUrl).toMatch(new RegExp(`^${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}\\?session_token=`));
+    // The configuration starts at its one-time session start, which signs the exam browser in as Sam and returns to the quiz.
+    expect(opened.startUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=[A-Za-z0-9_-]{43}$`));
     expect(opened.quitUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/exit/complete/${COURSE}/${CONTENT_ID}/[A-Za-z0-9_-]{43}$`));
     // The grant was spent by the download.
     await expect(downloadConfiguration(exbLaunchUrl)).rejects.toBeInstanceOf(ConfigurationDownloadError);
@@ -144,7 +144,7 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
     const exbLaunchUrl = await handoffLaunchUrl(frame, 'assessment');
     expect(await frame.getByRole('link', { name: 'Back to the course' }).count()).toBe(1);
     const opened = await session.openInSimulator(exbLaunchUrl);
-    expect(opened.startUrl).toMatch(new RegExp(`^${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}\\?session_token=`));
+    expect(opened.startUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=[A-Za-z0-9_-]{43}$`));
   });
 
   it('an ordinary browser on the LMS quiz page is sent to the required-browser page, which downloads too', async () => {
@@ -165,7 +165,7 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
 
     await download.click();
     const exbLaunchUrl = await handoffLaunchUrl(page.mainFrame(), 'assessment');
-    expect((await session.openInSimulator(exbLaunchUrl)).startUrl).toContain(`/courses/${COURSE}/quizzes/${QUIZ_ID}?session_token=`);
+    expect((await session.openInSimulator(exbLaunchUrl)).startUrl).toContain(`/exb/session-start/${COURSE}/${CONTENT_ID}?key=`);
   });
 
   it('the readiness prompt checks the sign-in and can be dismissed for good', async () => {
