@@ -173,10 +173,20 @@ describe('tool placements', () => {
     expect((await page('/accounts/2/external_tools/1?resource_link_id=x', lms.webSessionCookie('subaccount-admin'))).status).toBe(404);
   });
 
-  it('launches an assessment link to /exb/launch/:contentId', async () => {
+  // Canvas: app/controllers/external_tools_controller.rb#retrieve launches with `launch_url: params[:url]`.
+  it('launches an assessment link to /exb/launch/:contentId, classic or new quiz', async () => {
+    for (const contentId of ['classicquiz_201', 'newquiz:101:301']) {
+      const url = encodeURIComponent(`${TOOL.baseUrl}/exb/launch/${contentId}`);
+      const html = await (await page(`/courses/101/external_tools/retrieve?url=${url}`, lms.webSessionCookie('student1'))).text();
+      expect(readForm(html).fields.target_link_uri).toBe(`${TOOL.baseUrl}/exb/launch/${contentId}`);
+    }
+  });
+
+  it('sends a browser without an LMS login to the login page and back to the launch', async () => {
     const url = encodeURIComponent(`${TOOL.baseUrl}/exb/launch/classicquiz_201`);
-    const html = await (await page(`/courses/101/external_tools/retrieve?url=${url}`, lms.webSessionCookie('student1'))).text();
-    expect(readForm(html).fields.target_link_uri).toBe(`${TOOL.baseUrl}/exb/launch/classicquiz_201`);
+    const response = await page(`/courses/101/external_tools/retrieve?url=${url}`);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe(`/login?return_to=${encodeURIComponent(`/courses/101/external_tools/retrieve?url=${url}`)}`);
   });
 
   it('logs in from the launch page and opens the chosen placement', async () => {

@@ -10,7 +10,9 @@ import {
   NEW_QUIZ,
   QUIZ,
   SAME_ORIGIN,
+  SERVICE,
   student,
+  TAKE_URL,
   type StudentHarness,
 } from './harness.js';
 
@@ -113,13 +115,23 @@ describe('GET /exb/quiz/:courseId/:quizId', () => {
     expect(back.headers.location).toBe(`${LMS}/courses/101/quizzes/202?module_item_id=5`);
   });
 
-  it('refuses new quizzes, other courses and missing sessions with 403, malformed ids with 404', async () => {
+  it('refuses new quizzes with 403 and malformed ids with 404', async () => {
     expect((await view(`/exb/quiz/${COURSE}/${NEW_QUIZ}`)).statusCode).toBe(403);
-    expect((await view(`/exb/quiz/${COURSE}/${QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(403);
-    const none = await h.app.inject({ method: 'GET', url: `/exb/quiz/${COURSE}/${QUIZ}` });
-    expect(none.statusCode).toBe(403);
-    expect(bootstrapOf(none.body)).toMatchObject({ view: 'notice', details: [{ label: 'Error code', value: 'LTI_PRINCIPAL_REQUIRED' }] });
     expect((await view(`/exb/quiz/${COURSE}/201`)).statusCode).toBe(404);
+  });
+
+  // Canvas: ExternalToolsController#retrieve launches the tool whose domain matches `url`, with `url` as the target.
+  it('sends a browser without a session of this course through an LTI launch from the LMS that targets the assessment', async () => {
+    const launch = `${LMS}/courses/101/external_tools/retrieve?url=${encodeURIComponent(`${SERVICE}/exb/launch/${QUIZ}`)}`;
+    const none = await h.app.inject({ method: 'GET', url: `/exb/quiz/${COURSE}/${QUIZ}?lms_url=${encodeURIComponent(TAKE_URL)}` });
+    expect(none.statusCode).toBe(302);
+    expect(none.headers.location).toBe(launch);
+    expect(none.headers['cache-control']).toBe('no-store');
+    const otherCourse = await view(`/exb/quiz/${COURSE}/${QUIZ}`, student({ courseId: '102' }));
+    expect(otherCourse.statusCode).toBe(302);
+    expect(otherCourse.headers.location).toBe(launch);
+    const newQuiz = await h.app.inject({ method: 'GET', url: `/exb/new-quiz/${COURSE}/${NEW_QUIZ}` });
+    expect(newQuiz.headers.location).toBe(`${LMS}/courses/101/external_tools/retrieve?url=${encodeURIComponent(`${SERVICE}/exb/launch/${NEW_QUIZ}`)}`);
   });
 });
 
@@ -154,7 +166,8 @@ describe('GET /exb/new-quiz/:courseId/:contentId', () => {
     for (const path of [`/exb/new-quiz/${COURSE}/${QUIZ}`, `/exb/new-quiz/102/${NEW_QUIZ}`, `/exb/new-quiz/${COURSE}/newquiz:101:x`]) {
       expect((await view(path)).statusCode, path).toBe(404);
     }
-    expect((await view(`/exb/new-quiz/${COURSE}/${NEW_QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(403);
+    // A session of another course goes through the LMS's launch of this course, as a missing one does.
+    expect((await view(`/exb/new-quiz/${COURSE}/${NEW_QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(302);
   });
 });
 
