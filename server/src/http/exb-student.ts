@@ -81,7 +81,11 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     if (outcome.ok) {
       // Where the student continues: the launch this session came from (the quiz's required-browser view or the
       // course listing), a local path built from the signed launch.
-      return reply.send({ success: true, checks: { lmsSessionAuthorization: true }, handoffUrl: access.session.launchTarget });
+      return reply.send({
+        success: true,
+        checks: { lmsSessionAuthorization: true, lmsTermsAcceptanceRequired: outcome.termsAcceptanceRequired },
+        handoffUrl: access.session.launchTarget,
+      });
     }
     switch (outcome.reason) {
       case 'authorization-required':

@@ -33,10 +33,26 @@ describe('POST /api/exb/session-readiness and /dismiss', () => {
     const calls = h.lms.calls.list().length;
     const response = await readiness();
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: true, checks: { lmsSessionAuthorization: true }, handoffUrl: '/lti/launch' });
+    expect(response.json()).toEqual({
+      success: true,
+      checks: { lmsSessionAuthorization: true, lmsTermsAcceptanceRequired: false },
+      handoffUrl: '/lti/launch',
+    });
     expect(response.body).not.toContain('session_token');
     expect(response.headers['cache-control']).toContain('no-store');
     expect(h.lms.calls.list().slice(calls).map((call) => call.route)).toEqual(['GET /api/v1/login/session_token']);
+  });
+
+  // Canvas: app/controllers/login_controller.rb#session_token answers `requires_terms_acceptance`.
+  it('says when the LMS will ask the student to accept its terms of use first', async () => {
+    h.lms.state.termsAcceptancePending.add(3);
+    try {
+      const response = await readiness();
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ checks: { lmsSessionAuthorization: true, lmsTermsAcceptanceRequired: true } });
+    } finally {
+      h.lms.state.termsAcceptancePending.delete(3);
+    }
   });
 
   it('refuses non-students (LTI_STUDENT_REQUIRED), missing grants and cross-site requests', async () => {
