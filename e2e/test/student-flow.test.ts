@@ -168,6 +168,46 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
     expect((await session.openInSimulator(exbLaunchUrl)).startUrl).toContain(`/exb/session-start/${COURSE}/${CONTENT_ID}?key=`);
   });
 
+  it('a student who goes straight from the course to the quiz gets the configuration through the LMS launch, and takes it', async () => {
+    // Logged in to the LMS only: this browser never opened the tool, so it has no session with it.
+    const { context, page } = await session.newBrowser();
+    const [name, value] = session.lms.webSessionCookie('student1').split('=') as [string, string];
+    await context.addCookies([{ name, value, url: session.lms.baseUrl }]);
+    await page.goto(`${session.lms.baseUrl}/courses/${COURSE}`);
+    await page.goto(`${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}/take`);
+    const link = page.locator('[data-exb-panel]').getByRole('link', { name: 'Get the exam browser configuration' });
+    await link.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await link.click();
+    // The view sends the browser through the LMS's launch of the tool at the quiz's exam-browser launch
+    // (Canvas's /courses/:id/external_tools/retrieve?url=…), which renders the view in the tool frame with a session.
+    await page.waitForURL((url) => url.pathname === `/courses/${COURSE}/external_tools/retrieve`, { timeout: PAGE_TIMEOUT_MS });
+    expect(new URL(page.url()).searchParams.get('url')).toBe(`${session.serviceUrl}/exb/launch/${CONTENT_ID}`);
+    let frame = page.frame({ name: 'tool_content' });
+    await expect.poll(() => (frame = page.frame({ name: 'tool_content' }))?.url() ?? '', { timeout: PAGE_TIMEOUT_MS }).toContain(`${session.serviceUrl}/exb/launch/`);
+    const data = await waitForView(frame!, 'exb-required');
+    expect(data).toMatchObject({ contentId: CONTENT_ID, assessmentKind: 'classic' });
+    const download = frame!.getByRole('button', { name: 'Download the configuration' });
+    await download.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await session.screenshot(page, 'exb-required-after-course-launch', frame!);
+    await download.click();
+    const opened = await session.openInSimulator(await handoffLaunchUrl(frame!, 'assessment'));
+    expect(opened.startUrl).toContain(`/exb/session-start/${COURSE}/${CONTENT_ID}?key=`);
+    await takeQuizInExamBrowser(opened);
+  });
+
+  it('the exam browser still signs the student in when it opens the configuration 35 seconds after the download', { timeout: 120_000 }, async () => {
+    const { page } = await session.newBrowser();
+    const frame = await launchIntoToolFrame(page, session.lms.launchPageUrl, `Open "${QUIZ_TITLE}" as student 1`, session.serviceUrl);
+    await waitForView(frame, 'exb-required');
+    const download = frame.getByRole('button', { name: 'Download the configuration' });
+    await download.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await download.click();
+    const opened = await session.openInSimulator(await handoffLaunchUrl(frame, 'assessment'));
+    // A start password, a "reconfigure?" dialog or a slow start: longer than the LMS's 30 seconds for a session token.
+    await new Promise((resolve) => setTimeout(resolve, 35_000));
+    await takeQuizInExamBrowser(opened);
+  });
+
   it('the readiness prompt checks the sign-in and can be dismissed for good', async () => {
     // A phone-sized window: the page must work without the LMS frame and without horizontal scrolling.
     const { page } = await session.newBrowser({ viewport: { width: 375, height: 812 } });
