@@ -215,7 +215,15 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
     // Opened in the whole window rather than the LMS frame: the plain-browser layout.
     expect(frame).toBe(page.mainFrame());
     await waitForView(frame, 'student');
+    // The LMS would show its terms of use first (Canvas's session-token answer says so): the student is told to accept
+    // them before downloading, and checks again once they have.
+    session.lms.state.termsAcceptancePending.add(3);
     await frame.getByRole('button', { name: 'Check the sign-in' }).click();
+    await shown(frame, 'The LMS asks you to accept its terms of use first.').waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await session.screenshot(page, 'student-view-plain-window-terms');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    session.lms.state.termsAcceptancePending.delete(3);
+    await frame.getByRole('button', { name: 'Check again' }).click();
     await shown(frame, 'The exam browser can sign you in to the LMS. You are ready.').waitFor({ timeout: PAGE_TIMEOUT_MS });
     await session.screenshot(page, 'student-view-plain-window-ready');
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
