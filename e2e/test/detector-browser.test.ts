@@ -147,13 +147,14 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
     'fills the access code in the exam browser with a downloaded configuration, and the quiz opens (%s page API)',
     async (platform) => {
       const opened = await studentConfiguration();
-      // The configuration starts at the quiz page with the student's own LMS session.
-      expect(opened.startUrl).toMatch(new RegExp(`^${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}\\?session_token=`));
-      expect(lms.calls.last(SESSION_TOKEN_ROUTE)?.userId).toBe(3);
+      // The configuration starts at its session start, which signs the exam browser in to the quiz page with the
+      // student's own LMS session, minted when the page opens.
+      expect(opened.startUrl).toMatch(new RegExp(`^${serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=`));
 
       const tab = await openTab({ examBrowser: SimulatedExamBrowser.fromConfiguration(opened, { platform }) });
       const { page } = tab;
       await page.goto(opened.startUrl!);
+      expect(lms.calls.last(SESSION_TOKEN_ROUTE)?.userId).toBe(3);
       expect(page.url()).toBe(`${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`);
       expect(await page.locator('#identity').textContent()).toContain('Sam Student');
 

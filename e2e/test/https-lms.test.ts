@@ -141,7 +141,7 @@ describe.runIf(browserAvailable())('the tool on http://localhost inside an HTTPS
       certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
       privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
     });
-    expect(opened.startUrl).toMatch(new RegExp(`^${dev.lmsUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}\\?session_token=`));
+    expect(opened.startUrl).toMatch(new RegExp(`^${dev.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=`));
 
     // The exam browser on the HTTPS quiz page: the detector, loaded from the http tool, proves the configuration and
     // redeems the access code across the two origins; the LMS then shows the questions.

@@ -79,8 +79,8 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
 
     const opened = await session.openInSimulator(exbLaunchUrl);
     expect(opened.layers).toEqual(['gzip', 'pkhs', 'plnd', 'gzip']);
-    // The configuration signs the exam browser in as Sam and returns to the quiz.
-    expect(opened.startUrl).toMatch(new RegExp(`^${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}\\?session_token=`));
+    // The configuration starts at its one-time session start, which signs the exam browser in as Sam and returns to the quiz.
+    expect(opened.startUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=[A-Za-z0-9_-]{43}$`));
     expect(opened.quitUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/exit/complete/${COURSE}/${CONTENT_ID}/[A-Za-z0-9_-]{43}$`));
     // The grant was spent by the download.
     await expect(downloadConfiguration(exbLaunchUrl)).rejects.toBeInstanceOf(ConfigurationDownloadError);
@@ -144,7 +144,7 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
     const exbLaunchUrl = await handoffLaunchUrl(frame, 'assessment');
     expect(await frame.getByRole('link', { name: 'Back to the course' }).count()).toBe(1);
     const opened = await session.openInSimulator(exbLaunchUrl);
-    expect(opened.startUrl).toMatch(new RegExp(`^${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}\\?session_token=`));
+    expect(opened.startUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=[A-Za-z0-9_-]{43}$`));
   });
 
   it('an ordinary browser on the LMS quiz page is sent to the required-browser page, which downloads too', async () => {
@@ -165,7 +165,47 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
 
     await download.click();
     const exbLaunchUrl = await handoffLaunchUrl(page.mainFrame(), 'assessment');
-    expect((await session.openInSimulator(exbLaunchUrl)).startUrl).toContain(`/courses/${COURSE}/quizzes/${QUIZ_ID}?session_token=`);
+    expect((await session.openInSimulator(exbLaunchUrl)).startUrl).toContain(`/exb/session-start/${COURSE}/${CONTENT_ID}?key=`);
+  });
+
+  it('a student who goes straight from the course to the quiz gets the configuration through the LMS launch, and takes it', async () => {
+    // Logged in to the LMS only: this browser never opened the tool, so it has no session with it.
+    const { context, page } = await session.newBrowser();
+    const [name, value] = session.lms.webSessionCookie('student1').split('=') as [string, string];
+    await context.addCookies([{ name, value, url: session.lms.baseUrl }]);
+    await page.goto(`${session.lms.baseUrl}/courses/${COURSE}`);
+    await page.goto(`${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}/take`);
+    const link = page.locator('[data-exb-panel]').getByRole('link', { name: 'Get the exam browser configuration' });
+    await link.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await link.click();
+    // The view sends the browser through the LMS's launch of the tool at the quiz's exam-browser launch
+    // (Canvas's /courses/:id/external_tools/retrieve?url=…), which renders the view in the tool frame with a session.
+    await page.waitForURL((url) => url.pathname === `/courses/${COURSE}/external_tools/retrieve`, { timeout: PAGE_TIMEOUT_MS });
+    expect(new URL(page.url()).searchParams.get('url')).toBe(`${session.serviceUrl}/exb/launch/${CONTENT_ID}`);
+    let frame = page.frame({ name: 'tool_content' });
+    await expect.poll(() => (frame = page.frame({ name: 'tool_content' }))?.url() ?? '', { timeout: PAGE_TIMEOUT_MS }).toContain(`${session.serviceUrl}/exb/launch/`);
+    const data = await waitForView(frame!, 'exb-required');
+    expect(data).toMatchObject({ contentId: CONTENT_ID, assessmentKind: 'classic' });
+    const download = frame!.getByRole('button', { name: 'Download the configuration' });
+    await download.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await session.screenshot(page, 'exb-required-after-course-launch', frame!);
+    await download.click();
+    const opened = await session.openInSimulator(await handoffLaunchUrl(frame!, 'assessment'));
+    expect(opened.startUrl).toContain(`/exb/session-start/${COURSE}/${CONTENT_ID}?key=`);
+    await takeQuizInExamBrowser(opened);
+  });
+
+  it('the exam browser still signs the student in when it opens the configuration 35 seconds after the download', { timeout: 120_000 }, async () => {
+    const { page } = await session.newBrowser();
+    const frame = await launchIntoToolFrame(page, session.lms.launchPageUrl, `Open "${QUIZ_TITLE}" as student 1`, session.serviceUrl);
+    await waitForView(frame, 'exb-required');
+    const download = frame.getByRole('button', { name: 'Download the configuration' });
+    await download.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await download.click();
+    const opened = await session.openInSimulator(await handoffLaunchUrl(frame, 'assessment'));
+    // A start password, a "reconfigure?" dialog or a slow start: longer than the LMS's 30 seconds for a session token.
+    await new Promise((resolve) => setTimeout(resolve, 35_000));
+    await takeQuizInExamBrowser(opened);
   });
 
   it('the readiness prompt checks the sign-in and can be dismissed for good', async () => {
@@ -175,7 +215,15 @@ describe.runIf(browserAvailable())('student exam-browser flow from the developme
     // Opened in the whole window rather than the LMS frame: the plain-browser layout.
     expect(frame).toBe(page.mainFrame());
     await waitForView(frame, 'student');
+    // The LMS would show its terms of use first (Canvas's session-token answer says so): the student is told to accept
+    // them before downloading, and checks again once they have.
+    session.lms.state.termsAcceptancePending.add(3);
     await frame.getByRole('button', { name: 'Check the sign-in' }).click();
+    await shown(frame, 'The LMS asks you to accept its terms of use first.').waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await session.screenshot(page, 'student-view-plain-window-terms');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    session.lms.state.termsAcceptancePending.delete(3);
+    await frame.getByRole('button', { name: 'Check again' }).click();
     await shown(frame, 'The exam browser can sign you in to the LMS. You are ready.').waitFor({ timeout: PAGE_TIMEOUT_MS });
     await session.screenshot(page, 'student-view-plain-window-ready');
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);

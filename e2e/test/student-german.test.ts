@@ -90,7 +90,7 @@ describe.runIf(browserAvailable())('a German student’s exam-browser flow in Ch
     await session.screenshot(page, 'de-04-handoff', frame);
     const opened = await session.openInSimulator(exbLaunchUrl);
     expect(opened.layers).toEqual(['gzip', 'pkhs', 'plnd', 'gzip']);
-    expect(opened.startUrl).toMatch(new RegExp(`^${session.lms.baseUrl}/courses/${COURSE}/quizzes/${QUIZ_ID}\\?session_token=`));
+    expect(opened.startUrl).toMatch(new RegExp(`^${session.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=[A-Za-z0-9_-]{43}$`));
     const { page: examBrowser } = await session.proveAndRedeem(opened);
     await examBrowser.close();
   });
@@ -125,7 +125,7 @@ describe.runIf(browserAvailable())('a German student’s exam-browser flow in Ch
 
     await download.click();
     expect((await session.openInSimulator(await session.handoffLaunchUrl(page.mainFrame(), 'assessment'))).startUrl).toContain(
-      `/courses/${COURSE}/quizzes/${QUIZ_ID}?session_token=`,
+      `/exb/session-start/${COURSE}/${CONTENT_ID}?key=`,
     );
   });
 

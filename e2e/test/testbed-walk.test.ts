@@ -180,7 +180,11 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
   });
 
   it('the student’s course page lists both quizzes, each with its download and a one-line instruction', async () => {
-    const { context, page } = await personBrowser({}, (url) => url.includes('/api/exb/config-grant/'));
+    // Expected: the download's refusal before the account is connected, and the spent start URL opened again.
+    const { context, page } = await personBrowser(
+      {},
+      (url, status) => url.includes('/api/exb/config-grant/') || (status === 410 && url.includes('/exb/session-start/')),
+    );
     const tool = await launchIntoToolFrame(page, dev.launchPageUrl, 'Launch as student 1', dev.serviceUrl);
     student = { context, page, tool };
     const data = await waitForView(tool, 'student');
@@ -228,6 +232,9 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     const quitUrl = await detail('Quit URL');
     expect(configKey).toMatch(/^[0-9a-f]{64}$/);
     expect(await detail('File layers')).toBe('gzip → pkhs → plnd → gzip');
+    // The configuration starts at its one-time session start: the LMS session URL is minted when the page opens.
+    const startUrl = await detail('Start URL');
+    expect(startUrl).toMatch(new RegExp(`^${dev.serviceUrl}/exb/session-start/${COURSE}/${CLASSIC}\\?key=[A-Za-z0-9_-]{43}$`));
     expect(quitUrl).toMatch(new RegExp(`^${dev.serviceUrl}/exb/exit/complete/${COURSE}/${CLASSIC}/`));
     await simulator.getByText('Configuration', { exact: true }).click();
     await shoot(simulator, '08-simulated-exam-browser-configuration');
@@ -280,6 +287,13 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     await again.getByRole('heading', { name: 'The configuration could not be opened' }).waitFor();
     await shoot(again, '13-spent-link');
     await shootNarrow(again, '13-spent-link');
+    // So is the start URL: opened again, it explains and leads back to the quiz.
+    const restart = await again.goto(startUrl);
+    expect(restart?.status()).toBe(410);
+    await again.getByRole('heading', { name: 'This configuration was already started' }).waitFor();
+    expect(await again.getByRole('link', { name: 'Back to the quiz' }).getAttribute('href')).toBe(`${dev.lmsUrl}/courses/${COURSE}/quizzes/201`);
+    await shoot(again, '13-spent-start-url');
+    await shootNarrow(again, '13-spent-start-url');
     await again.close();
   });
 
@@ -297,6 +311,8 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     await link.click();
     expect(await waitForView(page, 'exb-required')).toMatchObject({ contentId: NEW_QUIZ, assessmentKind: 'newquiz' });
     await page.getByRole('button', { name: 'Download the configuration' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    // A New Quiz asks for its code inside its own frame, which the detector cannot fill: the student types it.
+    expect(await page.getByText('The quiz then asks for its access code, which you type in yourself').count()).toBe(1);
     await shoot(page, '15-new-quiz-download-page');
     await shootNarrow(page, '15-new-quiz-download-page');
     expect(await seriousViolations(page)).toEqual([]);

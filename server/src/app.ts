@@ -52,6 +52,7 @@ import {
 } from './http/exb-proof.js';
 import { registerExbExitRoutes } from './http/exb-exit.js';
 import { registerExbHandoffRoutes } from './http/exb-handoff.js';
+import { registerExbSessionStartRoutes } from './http/exb-session-start.js';
 import { registerExbStudentRoutes } from './http/exb-student.js';
 import { createAdminServices } from './domain/admin/admin-services.js';
 import { createManagementServices } from './domain/management-services.js';
@@ -257,6 +258,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await registerRequirementRoutes(sessionless, ctx);
     await registerExbProofRoutes(sessionless, ctx);
     await registerConfigDownloadRoutes(sessionless, ctx);
+    await registerExbSessionStartRoutes(sessionless, ctx);
   });
   await app.register(async (withSession) => {
     await withSession.register(fastifyCookie);

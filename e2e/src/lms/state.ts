@@ -59,6 +59,13 @@ export class LmsState {
   readonly pendingApprovals = new Map<string, PendingApproval>();
   readonly webSessions = new Map<string, WebSession>();
 
+  /**
+   * Users who must accept the root account's terms of use before they can work in the LMS: Canvas answers
+   * `requires_terms_acceptance: true` for them in a session token (`Account#require_acceptance_of_terms?`, asked by
+   * `app/controllers/login_controller.rb#session_token`). Empty in the seed; tests add users.
+   */
+  readonly termsAcceptancePending = new Set<number>();
+
   /** The URL of the theme JavaScript every LMS page includes; `null` for none. */
   themeJavaScriptUrl: string | null = null;
 
@@ -93,6 +100,7 @@ export class LmsState {
     ]) {
       map.clear();
     }
+    this.termsAcceptancePending.clear();
     loadSeed(this, seed);
   }
 

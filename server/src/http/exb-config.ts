@@ -39,16 +39,6 @@ const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: ErrorCo
     code: ErrorCodes.EXB_CONFIG_UNAVAILABLE,
     message: 'The exam browser configuration for this quiz could not be built. Tell your instructor.',
   },
-  'lms-session-authorization-required': {
-    status: 400,
-    code: ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED,
-    message: 'The tool may no longer sign you into the LMS. Open the quiz from the LMS again and connect your LMS account.',
-  },
-  'lms-session-unavailable': {
-    status: 400,
-    code: ErrorCodes.LMS_SESSION_UNAVAILABLE,
-    message: 'The LMS did not provide a sign-in for the exam browser. Try again in a moment.',
-  },
 };
 
 type MintRefusal = Exclude<MintOutcome, { ok: true }>['reason'];

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLmsId, parseContentId } from '@exb/shared/content-id.js';
 import type { AppContext } from '../context.js';
 import { translator } from '../i18n/translator.js';
-import { lmsAssessmentUrl, lmsCourseUrl } from '../lms/pages.js';
+import { lmsAssessmentUrl, lmsCourseUrl, lmsToolLaunchUrl } from '../lms/pages.js';
 import { readSession, requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import {
@@ -14,6 +14,7 @@ import {
   sensitiveResponse,
   STUDENT_SESSION_AUTHORIZE_PATH,
 } from './exb-student-http.js';
+import { exbLaunchPath } from '../lti/launch-target.js';
 import { sameOriginMutation } from './mutation-guard.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
 
@@ -35,8 +36,6 @@ interface Notice {
 }
 
 const CLASSIC_QUIZ_ONLY: Notice = { status: 403, words: 'classicQuizOnly', code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY };
-
-const NOT_THIS_COURSE: Notice = { status: 403, words: 'notThisCourse', code: ErrorCodes.LTI_PRINCIPAL_REQUIRED };
 
 /** A notice worded on the server in the request's language; the view shows it as it arrives. */
 function sendNotice(reply: FastifyReply, ctx: AppContext, courseId: string, notice: Notice): FastifyReply {
@@ -82,7 +81,11 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     if (outcome.ok) {
       // Where the student continues: the launch this session came from (the quiz's required-browser view or the
       // course listing), a local path built from the signed launch.
-      return reply.send({ success: true, checks: { lmsSessionAuthorization: true }, handoffUrl: access.session.launchTarget });
+      return reply.send({
+        success: true,
+        checks: { lmsSessionAuthorization: true, lmsTermsAcceptanceRequired: outcome.termsAcceptanceRequired },
+        handoffUrl: access.session.launchTarget,
+      });
     }
     switch (outcome.reason) {
       case 'authorization-required':
@@ -121,7 +124,12 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     const params = assessmentParams(courseId, quizId);
     if (params === null || params.content.kind !== kind) return reply.callNotFound();
     const access = coursePrincipal(request, params.courseId);
-    if (access === null) return notice(NOT_THIS_COURSE);
+    // Most students come from the quiz in the course, without a session with the tool (or with one of another course):
+    // the LMS launches the tool at the assessment's exam-browser launch, which renders this view with a session.
+    if (access === null) {
+      const target = new URL(exbLaunchPath(params.contentId), config.baseUrl).href;
+      return reply.header('cache-control', 'no-store').redirect(lmsToolLaunchUrl(config.lmsUrl, params.courseId, target), 302);
+    }
     const assessmentUrl = lmsAssessmentUrl(config.lmsUrl, params.courseId, params.content);
     const returnUrl = lmsQuizUrl(request.query.lms_url, lmsOrigin) ?? assessmentUrl;
     if (!(await requirement.isRequired(params))) return reply.header('cache-control', 'no-store').redirect(returnUrl, 302);

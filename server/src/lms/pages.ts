@@ -24,3 +24,15 @@ export function lmsAssessmentUrl(lmsUrl: string, courseId: string, content: Pars
     content.kind === 'classic' ? classicQuizPath(courseId, content.quizId) : newQuizAssignmentPath(content.courseId, content.assignmentId);
   return new URL(path, lmsUrl).href;
 }
+
+/**
+ * The LMS page that launches this tool in a course at a given target URL: Canvas's
+ * `GET /courses/:course_id/external_tools/retrieve?url=…` (`config/routes.rb`; `ExternalToolsController#retrieve` finds
+ * the installed tool whose domain matches `url` and sends an LTI launch with that URL as its target). The browser goes
+ * through the LMS's own login and the tool's signed launch, so it needs no session with the service.
+ */
+export function lmsToolLaunchUrl(lmsUrl: string, courseId: string, targetUrl: string): string {
+  const url = new URL(`/courses/${courseId}/external_tools/retrieve`, lmsUrl);
+  url.searchParams.set('url', targetUrl);
+  return url.href;
+}

@@ -27,35 +27,43 @@ async function mintPath(principal = student()): Promise<string> {
 
 const download = (path: string) => h.app.inject({ method: 'GET', url: path });
 
-describe('a configuration download that fails keeps its link', () => {
+async function startUrlOf(path: string): Promise<string> {
+  const response = await download(path);
+  expect(response.statusCode, response.body).toBe(200);
+  return openConfiguration(response.rawPayload, h.identity).startUrl;
+}
+
+describe('a session start that fails keeps its URL', () => {
   it.each([
     ['a server error', { status: 500 }],
     ['a dropped connection', { kind: 'network-error' as const }],
-  ])('when the LMS session-token call fails with %s, the same link downloads on retry', async (_name, fault) => {
-    const path = await mintPath();
+  ])('when the LMS session-token call fails with %s, the exam browser\'s reload starts', async (_name, fault) => {
+    const startUrl = await startUrlOf(await mintPath());
     h.lms.faults.next(SESSION_TOKEN_ROUTE, { ...fault, times: 2 });
-    const failed = await download(path);
-    expect(failed.statusCode).toBe(400);
-    expect(failed.json()).toMatchObject({ error_code: 'LMS_SESSION_UNAVAILABLE' });
+    const failed = await h.openStart(startUrl);
+    expect(failed.statusCode).toBe(502);
+    expect(failed.body).toContain('The LMS did not sign you in');
     h.lms.faults.clear();
 
-    const retried = await download(path);
-    expect(retried.statusCode, retried.body).toBe(200);
-    expect(openConfiguration(retried.rawPayload, h.identity).startUrl).toContain('session_token=');
-    // Used now: the link downloads once.
-    expect((await download(path)).statusCode).toBe(403);
+    const retried = await h.openStart(startUrl);
+    expect(retried.statusCode, retried.body).toBe(302);
+    expect(retried.headers.location).toContain('session_token=');
+    // Used now: the start signs in once.
+    expect((await h.openStart(startUrl)).statusCode).toBe(410);
   });
 
-  it('when the student must reconnect their LMS account, the link works once they have', async () => {
-    const path = await mintPath();
+  it('when the student must reconnect their LMS account, the start works once they have', async () => {
+    const startUrl = await startUrlOf(await mintPath());
     await h.t.db.orm.em.getConnection().execute(`update lms_oauth_token set reauthorization_required_at = now() where lms_user_id = '3'`);
-    const refused = await download(path);
-    expect(refused.statusCode).toBe(400);
-    expect(refused.json()).toMatchObject({ error_code: 'LMS_SESSION_AUTHORIZATION_REQUIRED' });
+    const refused = await h.openStart(startUrl);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('connect your LMS account again');
     await h.authorizeStudent(3);
-    expect((await download(path)).statusCode).toBe(200);
+    expect((await h.openStart(startUrl)).statusCode).toBe(302);
   });
+});
 
+describe('a configuration download that fails keeps its link', () => {
   it('when the database fails to record the download, the link is not spent and the retry proves', async () => {
     const path = await mintPath();
     const fault = await failNextWrites(h.t.databaseUrl, {
@@ -95,27 +103,27 @@ describe('a configuration download that fails keeps its link', () => {
 });
 
 describe('the LMS session-token call', () => {
-  it.each([500, 502, 503])('is retried once after a single %i, and the download succeeds', async (status) => {
-    const path = await mintPath();
+  it.each([500, 502, 503])('is retried once after a single %i, and the start succeeds', async (status) => {
+    const startUrl = await startUrlOf(await mintPath());
     const before = h.lms.calls.count(SESSION_TOKEN_ROUTE);
     h.lms.faults.next(SESSION_TOKEN_ROUTE, { status });
-    expect((await download(path)).statusCode).toBe(200);
+    expect((await h.openStart(startUrl)).statusCode).toBe(302);
     expect(h.lms.calls.count(SESSION_TOKEN_ROUTE) - before).toBe(2);
   });
 
-  it('is retried once after a connection reset, and the download succeeds', async () => {
-    const path = await mintPath();
+  it('is retried once after a connection reset, and the start succeeds', async () => {
+    const startUrl = await startUrlOf(await mintPath());
     const before = h.lms.calls.count(SESSION_TOKEN_ROUTE);
     h.lms.faults.next(SESSION_TOKEN_ROUTE, { kind: 'network-error' });
-    expect((await download(path)).statusCode).toBe(200);
+    expect((await h.openStart(startUrl)).statusCode).toBe(302);
     expect(h.lms.calls.count(SESSION_TOKEN_ROUTE) - before).toBe(2);
   });
 
   it('is retried only once', async () => {
-    const path = await mintPath();
+    const startUrl = await startUrlOf(await mintPath());
     const before = h.lms.calls.count(SESSION_TOKEN_ROUTE);
     h.lms.faults.next(SESSION_TOKEN_ROUTE, { status: 502, times: 3 });
-    expect((await download(path)).statusCode).toBe(400);
+    expect((await h.openStart(startUrl)).statusCode).toBe(502);
     expect(h.lms.calls.count(SESSION_TOKEN_ROUTE) - before).toBe(2);
     h.lms.faults.clear();
   });

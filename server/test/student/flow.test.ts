@@ -31,8 +31,11 @@ describe('a whole student start', () => {
     const { opened, exbLaunchUrl } = await h.start();
     expect(exbLaunchUrl).toMatch(new RegExp(`^sebs://tool\\.example\\.test/exb/config/101/classicquiz_201\\.seb\\?grant=[A-Za-z0-9_-]{43}$`));
     expect(opened.layers).toEqual(['gzip', 'pkhs', 'plnd', 'gzip']);
-    // The student's own LMS session, returning to the quiz.
-    expect(opened.startUrl).toMatch(new RegExp(`^${LMS}/courses/101/quizzes/201\\?session_token=`));
+    // The download's one-time session start, which signs the exam browser in to the LMS and returns to the quiz.
+    expect(opened.startUrl).toMatch(new RegExp(`^${SERVICE}/exb/session-start/101/classicquiz_201\\?key=[A-Za-z0-9_-]{43}$`));
+    const first = await h.openStart(opened.startUrl);
+    expect(first.statusCode).toBe(302);
+    expect(first.headers.location).toMatch(new RegExp(`^${LMS}/courses/101/quizzes/201\\?session_token=`));
     expect(opened.settings.get('hashedQuitPassword')).toBe(hashExamBrowserPassword(EXIT_PASSWORD));
     expect(opened.quitUrl).toMatch(new RegExp(`^${SERVICE}/exb/exit/complete/101/classicquiz_201/[A-Za-z0-9_-]{43}$`));
 
@@ -60,7 +63,8 @@ describe('a whole student start', () => {
 
   it('works for a new quiz on its assignment page', async () => {
     const { opened } = await h.start(student(), NEW_QUIZ);
-    expect(opened.startUrl).toMatch(new RegExp(`^${LMS}/courses/101/assignments/301\\?session_token=`));
+    expect(opened.startUrl).toMatch(new RegExp(`^${SERVICE}/exb/session-start/101/newquiz:101:301\\?key=`));
+    expect((await h.openStart(opened.startUrl)).headers.location).toMatch(new RegExp(`^${LMS}/courses/101/assignments/301\\?session_token=`));
     const proof = await h.prove(NEW_QUIZ, opened.configKey, NEW_QUIZ_URL);
     expect(proof.statusCode).toBe(200);
     const redemption = await h.redeem(NEW_QUIZ, (proof.json() as { proofToken: string }).proofToken);

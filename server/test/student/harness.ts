@@ -75,6 +75,8 @@ export interface StudentHarness {
   grant(principal?: Principal, contentId?: string, body?: Record<string, unknown>): Promise<LightMyRequestResponse>;
   /** Grant → download → open, as the student's exam browser does. */
   start(principal?: Principal, contentId?: string): Promise<{ opened: OpenedConfiguration; exbLaunchUrl: string }>;
+  /** The exam browser's first page: opens a configuration's start URL on the service, as the exam browser does (no cookies). */
+  openStart(startUrl: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   prove(contentId: string, configKey: string, url?: string): Promise<LightMyRequestResponse>;
   redeem(contentId: string, proofToken: string): Promise<LightMyRequestResponse>;
   /** `fetch` for the simulator, answered by `app.inject`. */
@@ -222,6 +224,11 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
       const downloaded = await downloadConfiguration(exbLaunchUrl, { fetch: injectFetch });
       const opened = openConfiguration(downloaded.bytes, config.exb.configEncryptionEnabled ? identity : {});
       return { opened, exbLaunchUrl };
+    },
+    openStart(startUrl, headers = {}) {
+      const url = new URL(startUrl);
+      if (url.origin !== SERVICE) throw new Error(`not a start URL of the service: ${startUrl}`);
+      return app.inject({ method: 'GET', url: `${url.pathname}${url.search}`, headers });
     },
     prove(contentId, configKey, url = pageUrl(contentId)) {
       return app.inject({

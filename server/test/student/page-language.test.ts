@@ -89,17 +89,4 @@ describe('notices of the required-browser view', () => {
       details: [{ label: 'Fehlercode', value: 'EXB_CLASSIC_QUIZ_ONLY' }],
     });
   });
-
-  it('words the notice for another course in the session’s language, and in English by default', async () => {
-    const { cookie } = sessionFor(h.app, student({ courseId: '102' }), { locale: 'de' });
-    const german = await get(`/exb/quiz/${COURSE}/${QUIZ}`, { cookie });
-    expect(german.statusCode).toBe(403);
-    expect(bootstrapOf(german.body)).toMatchObject({ title: 'Öffnen Sie das Tool aus Ihrem Kurs', details: [{ label: 'Fehlercode', value: 'LTI_PRINCIPAL_REQUIRED' }] });
-    const english = await get(`/exb/quiz/${COURSE}/${QUIZ}`, { cookie: sessionFor(h.app, student({ courseId: '102' })).cookie });
-    expect(bootstrapOf(english.body)).toMatchObject({
-      locale: 'en',
-      title: 'Open the tool from your course',
-      details: [{ label: 'Error code', value: 'LTI_PRINCIPAL_REQUIRED' }],
-    });
-  });
 });

@@ -10,7 +10,9 @@ import {
   NEW_QUIZ,
   QUIZ,
   SAME_ORIGIN,
+  SERVICE,
   student,
+  TAKE_URL,
   type StudentHarness,
 } from './harness.js';
 
@@ -31,10 +33,26 @@ describe('POST /api/exb/session-readiness and /dismiss', () => {
     const calls = h.lms.calls.list().length;
     const response = await readiness();
     expect(response.statusCode).toBe(200);
-    expect(response.json()).toEqual({ success: true, checks: { lmsSessionAuthorization: true }, handoffUrl: '/lti/launch' });
+    expect(response.json()).toEqual({
+      success: true,
+      checks: { lmsSessionAuthorization: true, lmsTermsAcceptanceRequired: false },
+      handoffUrl: '/lti/launch',
+    });
     expect(response.body).not.toContain('session_token');
     expect(response.headers['cache-control']).toContain('no-store');
     expect(h.lms.calls.list().slice(calls).map((call) => call.route)).toEqual(['GET /api/v1/login/session_token']);
+  });
+
+  // Canvas: app/controllers/login_controller.rb#session_token answers `requires_terms_acceptance`.
+  it('says when the LMS will ask the student to accept its terms of use first', async () => {
+    h.lms.state.termsAcceptancePending.add(3);
+    try {
+      const response = await readiness();
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({ checks: { lmsSessionAuthorization: true, lmsTermsAcceptanceRequired: true } });
+    } finally {
+      h.lms.state.termsAcceptancePending.delete(3);
+    }
   });
 
   it('refuses non-students (LTI_STUDENT_REQUIRED), missing grants and cross-site requests', async () => {
@@ -113,13 +131,23 @@ describe('GET /exb/quiz/:courseId/:quizId', () => {
     expect(back.headers.location).toBe(`${LMS}/courses/101/quizzes/202?module_item_id=5`);
   });
 
-  it('refuses new quizzes, other courses and missing sessions with 403, malformed ids with 404', async () => {
+  it('refuses new quizzes with 403 and malformed ids with 404', async () => {
     expect((await view(`/exb/quiz/${COURSE}/${NEW_QUIZ}`)).statusCode).toBe(403);
-    expect((await view(`/exb/quiz/${COURSE}/${QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(403);
-    const none = await h.app.inject({ method: 'GET', url: `/exb/quiz/${COURSE}/${QUIZ}` });
-    expect(none.statusCode).toBe(403);
-    expect(bootstrapOf(none.body)).toMatchObject({ view: 'notice', details: [{ label: 'Error code', value: 'LTI_PRINCIPAL_REQUIRED' }] });
     expect((await view(`/exb/quiz/${COURSE}/201`)).statusCode).toBe(404);
+  });
+
+  // Canvas: ExternalToolsController#retrieve launches the tool whose domain matches `url`, with `url` as the target.
+  it('sends a browser without a session of this course through an LTI launch from the LMS that targets the assessment', async () => {
+    const launch = `${LMS}/courses/101/external_tools/retrieve?url=${encodeURIComponent(`${SERVICE}/exb/launch/${QUIZ}`)}`;
+    const none = await h.app.inject({ method: 'GET', url: `/exb/quiz/${COURSE}/${QUIZ}?lms_url=${encodeURIComponent(TAKE_URL)}` });
+    expect(none.statusCode).toBe(302);
+    expect(none.headers.location).toBe(launch);
+    expect(none.headers['cache-control']).toBe('no-store');
+    const otherCourse = await view(`/exb/quiz/${COURSE}/${QUIZ}`, student({ courseId: '102' }));
+    expect(otherCourse.statusCode).toBe(302);
+    expect(otherCourse.headers.location).toBe(launch);
+    const newQuiz = await h.app.inject({ method: 'GET', url: `/exb/new-quiz/${COURSE}/${NEW_QUIZ}` });
+    expect(newQuiz.headers.location).toBe(`${LMS}/courses/101/external_tools/retrieve?url=${encodeURIComponent(`${SERVICE}/exb/launch/${NEW_QUIZ}`)}`);
   });
 });
 
@@ -154,7 +182,8 @@ describe('GET /exb/new-quiz/:courseId/:contentId', () => {
     for (const path of [`/exb/new-quiz/${COURSE}/${QUIZ}`, `/exb/new-quiz/102/${NEW_QUIZ}`, `/exb/new-quiz/${COURSE}/newquiz:101:x`]) {
       expect((await view(path)).statusCode, path).toBe(404);
     }
-    expect((await view(`/exb/new-quiz/${COURSE}/${NEW_QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(403);
+    // A session of another course goes through the LMS's launch of this course, as a missing one does.
+    expect((await view(`/exb/new-quiz/${COURSE}/${NEW_QUIZ}`, student({ courseId: '102' }))).statusCode).toBe(302);
   });
 });
 

@@ -24,6 +24,8 @@ type Phase =
   | { phase: 'idle' }
   | { phase: 'checking' }
   | { phase: 'ready' }
+  /** The sign-in works, but the LMS will show its terms of use first: the student accepts them before the download. */
+  | { phase: 'terms-required' }
   | { phase: 'authorization-required' }
   | { phase: 'failed'; message: string };
 
@@ -49,8 +51,9 @@ export function SessionReadiness({ authorizeUrl, mode, pendingTitle, onReady, on
     setState({ phase: 'checking' });
     const outcome = await checkSessionReadiness();
     if (outcome.kind === 'failed') setState({ phase: 'failed', message: outcome.message });
+    else if (outcome.kind === 'ready' && outcome.termsAcceptanceRequired) setState({ phase: 'terms-required' });
     else setState({ phase: outcome.kind });
-    if (outcome.kind === 'ready') onReady?.();
+    if (outcome.kind === 'ready' && !outcome.termsAcceptanceRequired) onReady?.();
   }, [onReady]);
 
   const dismiss = async () => {
@@ -111,6 +114,19 @@ export function SessionReadiness({ authorizeUrl, mode, pendingTitle, onReady, on
         <StatusMessage variant="success">
           {mode === 'download' ? t('readiness.readyDownload') : t('readiness.readyPrompt')}
         </StatusMessage>
+      )}
+      {state.phase === 'terms-required' && (
+        <View as="div" margin="small 0 0">
+          <StatusMessage variant="warning">{t('readiness.termsRequired')}</StatusMessage>
+          <Button color="primary" onClick={() => void check()} margin="small small 0 0">
+            {t('readiness.checkAgain')}
+          </Button>
+          {mode === 'download' && (
+            <Button onClick={() => onReady?.()} margin="small 0 0">
+              {t('readiness.downloadAnyway')}
+            </Button>
+          )}
+        </View>
       )}
       {state.phase === 'authorization-required' && (
         <View as="div" margin="small 0 0">

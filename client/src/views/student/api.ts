@@ -21,13 +21,20 @@ export type GrantOutcome =
   | { kind: 'authorization-required'; authorizeUrl: string | undefined }
   | { kind: 'failed'; message: string };
 
-export type ReadinessOutcome = { kind: 'ready' } | { kind: 'authorization-required' } | { kind: 'failed'; message: string };
+export type ReadinessOutcome =
+  /** `termsAcceptanceRequired`: the LMS will ask the student to accept its terms of use before anything else. */
+  | { kind: 'ready'; termsAcceptanceRequired: boolean }
+  | { kind: 'authorization-required' }
+  | { kind: 'failed'; message: string };
 
 const handoffPath = localPath.refine((path) => new URL(path, 'http://service.invalid').pathname === LAUNCH_HANDOFF_PATH, {
   message: 'Expected the launch handoff page',
 });
 const grantSchema = z.object({ success: z.literal(true), handoffUrl: handoffPath });
-const readinessSchema = z.object({ success: z.literal(true), checks: z.object({ lmsSessionAuthorization: z.literal(true) }) });
+const readinessSchema = z.object({
+  success: z.literal(true),
+  checks: z.object({ lmsSessionAuthorization: z.literal(true), lmsTermsAcceptanceRequired: z.boolean().optional() }),
+});
 const refusalSchema = z.object({ error_code: z.string().optional() });
 const authorizationRefusalSchema = z.object({ authorizeUrl: localPath });
 
@@ -96,7 +103,8 @@ export async function requestConfigGrant(grantUrl: string, actionToken: string, 
 export async function checkSessionReadiness(): Promise<ReadinessOutcome> {
   const answer = await postJson(SESSION_READINESS_PATH, {});
   if (answer === null) return { kind: 'failed', message: unreachable() };
-  if (answer.status === 200 && readinessSchema.safeParse(answer.body).success) return { kind: 'ready' };
+  const ready = answer.status === 200 ? readinessSchema.safeParse(answer.body) : null;
+  if (ready?.success) return { kind: 'ready', termsAcceptanceRequired: ready.data.checks.lmsTermsAcceptanceRequired === true };
   const { code, message } = refusalOf(answer.body);
   if (code === ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED) return { kind: 'authorization-required' };
   return { kind: 'failed', message: message ?? i18next.t('student:readiness.failed', { status: answer.status }) };

@@ -4,7 +4,13 @@ import type { User, WebSession } from '../state.js';
 
 export const SESSION_COOKIE = 'canvas_session';
 
-/** The LMS accepts a session token for 30 seconds either side of its creation; it is not single-use. */
+/**
+ * Canvas accepts a session token for 30 seconds on either side of its creation, and it is not single-use: anyone
+ * holding the URL can open it again within the window (`lib/session_token.rb`, `VALIDITY_PERIOD = 30`, `valid?`
+ * checks `created_at.between?(now - 30 s, now + 30 s)`; minted by `app/controllers/login_controller.rb#session_token`).
+ * The token carries `created_at` in whole seconds (`as_json` writes `created_at.to_i`) and is compared with the
+ * server's fractional clock, which the development LMS's `Clock` stands for.
+ */
 export const SESSION_TOKEN_VALIDITY_MS = 30 * 1000;
 
 /** Browser sessions of the LMS (who is logged in), and the session tokens that hand an API user to a browser. */
@@ -47,7 +53,7 @@ export class WebSessions {
   }
 
   issueSessionToken(userId: number): string {
-    const payload = Buffer.from(JSON.stringify({ created_at: this.lms.clock.now(), user_id: userId })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ created_at: this.lms.clock.seconds(), user_id: userId })).toString('base64url');
     return `${payload}.${hmac(this.lms.secret, `session-token:${payload}`)}`;
   }
 
@@ -56,7 +62,7 @@ export class WebSessions {
     if (!payload || !signature || !safeEqual(signature, hmac(this.lms.secret, `session-token:${payload}`))) return undefined;
     try {
       const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { created_at: number; user_id: number };
-      if (Math.abs(this.lms.clock.now() - data.created_at) > SESSION_TOKEN_VALIDITY_MS) return undefined;
+      if (!Number.isInteger(data.created_at) || Math.abs(this.lms.clock.now() - data.created_at * 1000) > SESSION_TOKEN_VALIDITY_MS) return undefined;
       return this.lms.state.users.has(data.user_id) ? data.user_id : undefined;
     } catch {
       return undefined;

@@ -131,7 +131,13 @@ function navigation(kind: 'course' | 'account') {
   };
 }
 
-/** A link in the course to a tool URL (a module item, or rich content naming a resource link). */
+/**
+ * A link in the course to a tool URL (a module item, rich content naming a resource link, or a tool sending a browser
+ * through a launch at one of its own URLs): Canvas's `GET /courses/:course_id/external_tools/retrieve?url=…`
+ * (`config/routes.rb`; `app/controllers/external_tools_controller.rb#retrieve` finds the installed tool matching `url`
+ * with `ContextExternalTool.find_external_tool` and launches it with `launch_url: params[:url]`, which an LTI 1.3 launch
+ * sends as its `target_link_uri`). A browser that is not logged in goes through the LMS's login first.
+ */
 function retrieve(req: RouteRequest): Response {
   const { lms, params, url } = req;
   const who = loggedInVisitor(req);

@@ -5,7 +5,10 @@ import { apiRoute, type RouteDef, type RouteRequest } from '../router.js';
 
 /**
  * Hands the API user of an OAuth token to a browser: answers a URL carrying a short-lived `session_token` that logs the browser in
- * when opened. `return_to` must be absolute, with the LMS's scheme and host; an unparsable one answers 400.
+ * when opened. `return_to` must be absolute, with the LMS's scheme and host; an unparsable one answers 400. As Canvas's
+ * `app/controllers/login_controller.rb#session_token`: the token is valid 30 seconds either side of its minting
+ * (`lib/session_token.rb`, see `pages/session.ts`), and `requires_terms_acceptance` says whether the user must still
+ * accept the account's terms of use.
  */
 function sessionToken({ lms, auth, query, request }: RouteRequest): Response {
   // Only an OAuth token can be traded for a web session.
@@ -31,7 +34,7 @@ function sessionToken({ lms, auth, query, request }: RouteRequest): Response {
   const separator = withoutHash.includes('?') ? '&' : '?';
   return jsonResponse({
     session_url: `${withoutHash}${separator}session_token=${encodeURIComponent(token)}${hash}`,
-    requires_terms_acceptance: false,
+    requires_terms_acceptance: lms.state.termsAcceptancePending.has(auth!.user.id),
   });
 }
 

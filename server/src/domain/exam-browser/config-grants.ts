@@ -25,10 +25,13 @@ import type { ExamTokenStore } from './token-store.js';
  * fingerprint no longer matches is refused, so no student ever starts an exam with a configuration the instructor has
  * since changed.
  *
- * A student's configuration starts at a fresh LMS session URL (the student's OAuth grant signs the exam browser into
- * the LMS), so its Config Key is the download's own and is stored with the spent grant for the proof. Instructors, and
- * everyone when the LMS API is not configured, get the configuration that starts at the assessment page; it is the same
- * for everyone under one fingerprint.
+ * A student's configuration starts at a one-time session start of the service, issued with the download: when the
+ * exam browser opens it, the service asks the LMS for a session URL with the student's OAuth grant and redirects there,
+ * which signs the exam browser into the LMS. The LMS accepts a session token only for 30 seconds after minting it, so
+ * it is minted when the exam browser's first page loads, not when the file is downloaded (a start password, a
+ * "reconfigure?" dialog or a slow start take longer). Its Config Key is the download's own (the start URL is in it) and
+ * is stored with the spent grant for the proof. Instructors, and everyone when the LMS API is not configured, get the
+ * configuration that starts at the assessment page; it is the same for everyone under one fingerprint.
  */
 
 export const CONFIG_GRANT_TTL_SECONDS = 120;
@@ -39,6 +42,13 @@ export const LAUNCH_HANDOFF_TTL_SECONDS = CONFIG_GRANT_TTL_SECONDS;
  * is expected to last. The Config Key kept with the spent grant is worthless after that.
  */
 export const DOWNLOADED_CONFIG_KEY_TTL_SECONDS = EXIT_GRANT_TTL_SECONDS;
+
+/**
+ * How long a session start can wait for the exam browser's first page after the download: a start password, the
+ * "reconfigure?" dialog and a slow start fit easily; a file opened much later is downloaded again.
+ */
+export const SESSION_START_TTL_SECONDS = 15 * 60;
+export const SESSION_START_PATH = '/exb/session-start/:courseId/:contentId';
 
 const SESSION_TOKEN_SCOPE = APPLICATION_SCOPES.find((scope) => scope.endsWith('/login/session_token'))!;
 const SESSION_TOKEN_DEADLINE_MS = 10_000;
@@ -67,14 +77,19 @@ export type MintOutcome =
   | { ok: true; grant: string; exbLaunchUrl: string; handoffUrl: string; expiresInSeconds: number }
   | { ok: false; reason: 'unavailable' | 'course-unproven' | 'certificate-unavailable' | 'session-authorization-required' };
 
-export type DownloadFailure =
-  | 'grant-invalid'
-  | 'certificate-unavailable'
-  | 'policy-unwritable'
-  | 'lms-session-authorization-required'
-  | 'lms-session-unavailable';
+export type DownloadFailure = 'grant-invalid' | 'certificate-unavailable' | 'policy-unwritable';
 
 export type DownloadOutcome = { ok: true; bytes: Buffer } | { ok: false; reason: DownloadFailure };
+
+/** Who a session start signs in: the LMS user of the grant the download was minted for. */
+interface SessionStartPayload {
+  holder: GrantHolder;
+}
+
+/** The exam browser's first page: redirected to the LMS session URL, or why not. */
+export type SessionStartOutcome =
+  | { ok: true; sessionUrl: string }
+  | { ok: false; reason: 'unknown' | 'foreign' | 'used' | 'expired' | 'lms-session-authorization-required' | 'lms-session-unavailable' };
 
 export interface ConfigGrantOptions {
   readonly baseUrl: string;
@@ -181,18 +196,17 @@ export class ConfigGrants {
     // Checked before the LMS is asked, so no session URL is minted for a file that cannot be encrypted.
     if (!configurations.certificateReady()) return { ok: false, reason: 'certificate-unavailable' };
 
-    let sessionUrl: string | null = null;
+    // The file names its session start; the start is issued with the spend below, so it exists only for a recorded download.
+    let start: { token: string; ttlSeconds: number; payload: SessionStartPayload } | null = null;
     const { sessionUserId, principal } = read.token.payload;
     if (sessionUserId !== null) {
       const holder = { lmsUserId: sessionUserId, issuer: principal.issuer, ltiSubject: principal.ltiSubject };
-      const session = await this.sessionUrl(holder, configurations.assessmentUrl(policy));
-      if (!session.ok) return session;
-      sessionUrl = session.url;
+      start = { token: randomToken(), ttlSeconds: SESSION_START_TTL_SECONDS, payload: { holder } };
     }
 
     let built;
     try {
-      built = configurations.build(policy, sessionUrl);
+      built = configurations.build(policy, start === null ? null : this.sessionStartUrl(courseId, contentId, start.token));
     } catch (error) {
       if (!(error instanceof ConfigurationUnavailableError)) throw error;
       this.options.logger.warn({ err: error, courseId, contentId }, 'configuration could not be built');
@@ -203,6 +217,7 @@ export class ConfigGrants {
       grant,
       { courseId, contentId, fingerprint },
       built.perDownload ? { value: built.configKey, ttlSeconds: DOWNLOADED_CONFIG_KEY_TTL_SECONDS } : null,
+      start,
     );
     // Another download took the grant meanwhile, it expired, or the settings changed while the file was built.
     const current = spent.spent ? activePolicy(this.options.reader.read(spent.settings)) : null;
@@ -210,6 +225,32 @@ export class ConfigGrants {
       return { ok: false, reason: 'grant-invalid' };
     }
     return { ok: true, bytes: built.bytes };
+  }
+
+  /** A download's session start, `{base_url}/exb/session-start/:courseId/:contentId?key=…`: the configuration's start URL. */
+  sessionStartUrl(courseId: string, contentId: string, key: string): string {
+    const url = new URL(`/exb/session-start/${courseId}/${contentId}`, this.options.baseUrl);
+    url.searchParams.set('key', key);
+    return url.href;
+  }
+
+  /**
+   * The exam browser opens the configuration's start URL: the session start is taken, a session URL minted for the
+   * student it was issued for, and the exam browser goes there within the LMS's 30 seconds. When the LMS does not give
+   * one, the start is given back, so a reload (or a start after the student reconnected their account) can use it.
+   */
+  async startSession(courseId: string, contentId: string, key: unknown): Promise<SessionStartOutcome> {
+    if (!isBase64UrlToken(key)) return { ok: false, reason: 'unknown' };
+    const { store } = this.options;
+    const taken = await store.takeSessionStart<SessionStartPayload>(key, courseId, contentId);
+    if (taken.kind !== 'taken') return { ok: false, reason: taken.kind };
+    const returnTo = this.options.configurations.assessmentUrl({ courseId, contentId });
+    const session = await this.sessionUrl(taken.payload.holder, returnTo);
+    if (!session.ok) {
+      await store.returnSessionStart(key, taken.takenAt);
+      return { ok: false, reason: session.reason };
+    }
+    return { ok: true, sessionUrl: session.url };
   }
 
   /**
@@ -228,7 +269,7 @@ export class ConfigGrants {
   private async sessionUrl(
     holder: GrantHolder,
     returnTo: string,
-  ): Promise<{ ok: true; url: string } | { ok: false; reason: DownloadFailure }> {
+  ): Promise<{ ok: true; url: string } | { ok: false; reason: 'lms-session-authorization-required' | 'lms-session-unavailable' }> {
     try {
       const session = await this.options.lms
         .forPrincipal(holder)

@@ -11,7 +11,8 @@ import type { CoursePrincipal } from '../../identity/principal.js';
  * (`readiness-dismissals.ts`).
  */
 export type ReadinessOutcome =
-  | { ok: true }
+  /** `termsAcceptanceRequired`: the LMS will show its terms of use first, which the student should accept beforehand. */
+  | { ok: true; termsAcceptanceRequired: boolean }
   | { ok: false; reason: 'authorization-required' | 'lms-failed' | 'unavailable' };
 
 const READINESS_DEADLINE_MS = 10_000;
@@ -36,8 +37,8 @@ export class SessionReadiness {
     if (!this.options.lmsApiConfigured) return { ok: false, reason: 'unavailable' };
     const returnTo = lmsCourseUrl(this.options.lmsUrl, principal.courseId);
     try {
-      await this.options.lms.forPrincipal(principal).createSessionToken(returnTo, { deadlineMs: READINESS_DEADLINE_MS });
-      return { ok: true };
+      const session = await this.options.lms.forPrincipal(principal).createSessionToken(returnTo, { deadlineMs: READINESS_DEADLINE_MS });
+      return { ok: true, termsAcceptanceRequired: session.requiresTermsAcceptance };
     } catch (error) {
       if (error instanceof LmsAuthorizationRequiredError) return { ok: false, reason: 'authorization-required' };
       if (isLmsError(error)) {

@@ -32,7 +32,20 @@ export async function deleteCourseTokens(tx: SqlOnClient, courseId: string): Pro
   return result.affectedRows;
 }
 
-export type ExamTokenPurpose = 'config-grant' | 'launch-handoff' | 'access-proof' | 'exit-grant';
+export type ExamTokenPurpose = 'config-grant' | 'launch-handoff' | 'access-proof' | 'exit-grant' | 'session-start';
+
+/** The session start a download issues with its spend: drawn before the file is built, because the file names it. */
+export interface NewSessionStart {
+  readonly token: string;
+  readonly ttlSeconds: number;
+  /** JSON, sealed at rest. */
+  readonly payload: unknown;
+}
+
+/** A session start opened by the exam browser: taken for this request, or why not. */
+export type SessionStartTake<T> =
+  | { readonly kind: 'taken'; readonly payload: T; readonly takenAt: Date }
+  | { readonly kind: 'unknown' | 'foreign' | 'used' | 'expired' };
 
 export interface NewExamToken {
   readonly purpose: ExamTokenPurpose;
@@ -256,17 +269,26 @@ export class ExamTokenStore {
    * spent exactly when the download is recorded, and the caller can refuse a file built for settings that changed
    * meanwhile. Refuses (`spent: false`) a grant that is unknown, expired, already spent or bound to another
    * fingerprint. A stored key also joins this process's opened keys, so a proof arriving here needs no further query.
+   * With `start`, the same statement issues the download's session start: it exists exactly when the download is
+   * recorded.
    */
   async spendConfigGrant(
     grant: string,
     binding: { courseId: string; contentId: string; fingerprint: string },
     configKey: { value: string; ttlSeconds: number } | null,
+    start: NewSessionStart | null = null,
   ): Promise<{ spent: boolean; settings: string }> {
     const { courseId, contentId, fingerprint } = binding;
     const id = sha256Hex(grant);
     const now = this.clock();
     const sealed = configKey === null ? null : this.configKeys.seal(id, courseId, contentId, fingerprint, configKey.value);
     const keyExpiresAt = configKey === null ? null : now + configKey.ttlSeconds * 1000;
+    const startId = start === null ? null : sha256Hex(start.token);
+    const startPayload =
+      start === null || startId === null
+        ? null
+        : seal(this.payloadKey, Buffer.from(JSON.stringify(start.payload), 'utf8'), payloadBinding(startId, { purpose: 'session-start', courseId, contentId, fingerprint }));
+    const startExpiresAt = start === null ? null : new Date(now + start.ttlSeconds * 1000);
     const result = await this.pool.query<SettingsTextColumn & { spent: boolean; config_key_seq: string | null }>({
       name: 'exb-student-spend-config-grant',
       text: `with spent as (
@@ -277,18 +299,81 @@ export class ExamTokenStore {
              and consumed_at is null and expires_at > $5
           returning config_key_seq::text as seq
         ),
-        counted as (${countActivitySql('download', { course: '$3', content: '$4', at: '$5' }, 'from spent')})
+        counted as (${countActivitySql('download', { course: '$3', content: '$4', at: '$5' }, 'from spent')}),
+        started as (
+          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at)
+          select $9, 'session-start', $3, $4, $6, $10, $11 from spent where $9::text is not null
+        )
         select exists (select 1 from spent) as spent, sp.seq as config_key_seq, ${SETTINGS_TEXT_COLUMN}
         from (select 1) as one
         left join spent sp on true
         ${SETTINGS_JOIN}`,
-      values: [id, 'config-grant', courseId, contentId, new Date(now), fingerprint, sealed, keyExpiresAt === null ? null : new Date(keyExpiresAt)],
+      values: [
+        id,
+        'config-grant',
+        courseId,
+        contentId,
+        new Date(now),
+        fingerprint,
+        sealed,
+        keyExpiresAt === null ? null : new Date(keyExpiresAt),
+        startId,
+        startPayload,
+        startExpiresAt,
+      ],
     });
     const row = result.rows[0]!;
     if (configKey !== null && row.config_key_seq !== null) {
       this.configKeys.remember(courseId, contentId, fingerprint, row.config_key_seq, configKey.value, keyExpiresAt!);
     }
     return { spent: row.spent, settings: row.settings_text };
+  }
+
+  /**
+   * Takes a session start for this request, in one conditional UPDATE (of parallel opens exactly one gets it), or says
+   * why not: unknown, issued for another assessment, already taken, or expired.
+   */
+  async takeSessionStart<T>(token: string, courseId: string, contentId: string): Promise<SessionStartTake<T>> {
+    const id = sha256Hex(token);
+    const now = new Date(this.clock());
+    const result = await this.pool.query<{
+      course_id: string;
+      content_id: string;
+      fingerprint: string;
+      payload: Buffer | null;
+      fresh: boolean;
+      consumed: boolean;
+    }>({
+      name: 'exb-student-take-session-start',
+      text: `with taken as (
+          update exb_student_token set consumed_at = $4
+           where id = $1 and purpose = 'session-start' and course_id = $2 and content_id = $3
+             and consumed_at is null and expires_at > $4
+          returning course_id, content_id, fingerprint, payload
+        )
+        select course_id, content_id, fingerprint, payload, true as fresh, false as consumed from taken
+        union all
+        select course_id, content_id, fingerprint, null, false, consumed_at is not null from exb_student_token
+         where id = $1 and purpose = 'session-start' and not exists (select 1 from taken)`,
+      values: [id, courseId, contentId, now],
+    });
+    const row = result.rows[0];
+    if (row === undefined) return { kind: 'unknown' };
+    if (row.course_id !== courseId || row.content_id !== contentId) return { kind: 'foreign' };
+    if (!row.fresh) return { kind: row.consumed ? 'used' : 'expired' };
+    const payload = this.openPayload<T>(id, { purpose: 'session-start', courseId, contentId, fingerprint: row.fingerprint }, row.payload);
+    return payload === null ? { kind: 'unknown' } : { kind: 'taken', payload, takenAt: now };
+  }
+
+  /**
+   * Gives back a session start taken at `takenAt` whose LMS session could not be minted, so the exam browser's reload
+   * (or the start after the student reconnected their account) can use it while it lives.
+   */
+  async returnSessionStart(token: string, takenAt: Date): Promise<void> {
+    await this.pool.query(
+      `update exb_student_token set consumed_at = null where id = $1 and purpose = 'session-start' and consumed_at = $2`,
+      [sha256Hex(token), takenAt],
+    );
   }
 
   /** Deletes rows no token or Config Key can be used from any more; returns how many. */
