@@ -1,7 +1,7 @@
-import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ExamTokenStore } from '../../src/domain/exam-browser/token-store.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { abandonGetAfter, httpGet, sleep } from '../support/http-client.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';
 
 /**
@@ -45,37 +45,8 @@ async function handoffKey(): Promise<string> {
   return issued!.token;
 }
 
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  ms: number;
-}
-
-function get(path: string): Promise<Answer> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const request = http.get(`${t.url}${path}`, { agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body, ms: Date.now() - started }));
-    });
-    request.on('error', reject);
-  });
-}
-
-/** Sends a request and closes its connection after `ms`, as a client that gave up. */
-function abandonAfter(path: string, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const request = http.get(`${t.url}${path}`, { agent: false }, (response) => response.resume());
-    request.on('error', () => undefined);
-    request.on('close', () => resolve());
-    setTimeout(() => request.destroy(), ms);
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const get = (path: string) => httpGet(`${t.url}${path}`);
+const abandonAfter = (path: string, ms: number) => abandonGetAfter(`${t.url}${path}`, ms);
 
 describe('a database that stops answering', () => {
   it('answers every request and /ready within the timeout, with 503 and Retry-After', async () => {
@@ -116,5 +87,13 @@ describe('a database that stops answering', () => {
     expect(first.body).toContain(EXB_LAUNCH_URL);
     const second = await get(`/exb/launch-handoff?key=${key}`);
     expect(second.body).not.toContain(EXB_LAUNCH_URL);
+  });
+
+  it('does not spend a key once the client is gone, whatever the database does', async () => {
+    const key = await handoffKey();
+    const gone = new AbortController();
+    gone.abort(new Error('client gone'));
+    await expect(store.consumeAnywhere('launch-handoff', key, gone.signal)).rejects.toThrow('client gone');
+    expect((await get(`/exb/launch-handoff?key=${key}`)).body).toContain(EXB_LAUNCH_URL);
   });
 });

@@ -144,8 +144,8 @@ export class ConfigGrants {
   }
 
   /** Spends a launch handoff key: the handoff page opens the exam browser once. */
-  async openHandoff(key: unknown): Promise<HandoffOutcome> {
-    const consumed = isBase64UrlToken(key) ? await this.options.store.consumeAnywhere<HandoffPayload>('launch-handoff', key) : null;
+  async openHandoff(key: unknown, signal?: AbortSignal): Promise<HandoffOutcome> {
+    const consumed = isBase64UrlToken(key) ? await this.options.store.consumeAnywhere<HandoffPayload>('launch-handoff', key, signal) : null;
     if (consumed === null) return { kind: 'unknown' };
     if (consumed.consumed || consumed.payload === null) return { kind: 'used', courseId: consumed.courseId };
     return { kind: 'ready', courseId: consumed.courseId, ...consumed.payload };
@@ -164,7 +164,7 @@ export class ConfigGrants {
    * is spent, so a download that fails through no fault of the student's leaves the link usable for a retry. The grant
    * is then spent in the statement that records the download; of parallel downloads only one gets that far.
    */
-  async download(courseId: string, contentId: string, grant: string): Promise<DownloadOutcome> {
+  async download(courseId: string, contentId: string, grant: string, signal?: AbortSignal): Promise<DownloadOutcome> {
     const { store, configurations } = this.options;
     const read = await store.peekWithPolicy<GrantPayload>('config-grant', grant, courseId, contentId);
     if (read.token === null || read.token.payload === null) return { ok: false, reason: 'grant-invalid' };
@@ -199,6 +199,7 @@ export class ConfigGrants {
       grant,
       { courseId, contentId, fingerprint },
       built.perDownload ? { value: built.configKey, ttlSeconds: DOWNLOADED_CONFIG_KEY_TTL_SECONDS } : null,
+      signal,
     );
     // Another download took the grant meanwhile, it expired, or the settings changed while the file was built.
     const current = spent.spent ? activePolicy(this.options.reader.read(spent.settings)) : null;

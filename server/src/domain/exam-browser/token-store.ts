@@ -21,6 +21,9 @@ import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
  * exact and a test can move time. Consuming is one conditional UPDATE: of any number of parallel requests on any
  * number of instances exactly one gets the row. A consumption that goes with further writes makes them in the same
  * statement (data-modifying CTEs), so a failed write never leaves a token spent and costs no further round trip.
+ *
+ * The spending methods take the request's signal (`http/client-signal.ts`) and send nothing once it has aborted: a
+ * token is never spent for a client that is gone.
  */
 
 /**
@@ -158,11 +161,13 @@ export class ExamTokenStore {
     binding: { courseId: string; contentId: string; fingerprint: string },
     expiresAt: number,
     exitTtlSeconds: number,
+    signal?: AbortSignal,
   ): Promise<{ token: { fingerprint: string } | null; settings: string; exit: IssuedRelease | null }> {
     const id = sha256Hex(token);
     const exitToken = randomToken();
     const now = this.clock();
     const exitExpiresAt = new Date(now + exitTtlSeconds * 1000);
+    signal?.throwIfAborted();
     const result = await this.pool.query<SettingsTextColumn & { token_fingerprint: string | null; released: boolean; prior_release_at: Date | null }>({
       name: 'exb-student-token-spend-proof-and-release',
       text: `with spent as (
@@ -222,8 +227,10 @@ export class ExamTokenStore {
   async consumeAnywhere<T>(
     purpose: ExamTokenPurpose,
     token: string,
+    signal?: AbortSignal,
   ): Promise<{ courseId: string; contentId: string; payload: T | null; consumed: boolean } | null> {
     const id = sha256Hex(token);
+    signal?.throwIfAborted();
     const result = await this.pool.query<{
       course_id: string;
       content_id: string;
@@ -261,12 +268,14 @@ export class ExamTokenStore {
     grant: string,
     binding: { courseId: string; contentId: string; fingerprint: string },
     configKey: { value: string; ttlSeconds: number } | null,
+    signal?: AbortSignal,
   ): Promise<{ spent: boolean; settings: string }> {
     const { courseId, contentId, fingerprint } = binding;
     const id = sha256Hex(grant);
     const now = this.clock();
     const sealed = configKey === null ? null : this.configKeys.seal(id, courseId, contentId, fingerprint, configKey.value);
     const keyExpiresAt = configKey === null ? null : now + configKey.ttlSeconds * 1000;
+    signal?.throwIfAborted();
     const result = await this.pool.query<SettingsTextColumn & { spent: boolean; config_key_seq: string | null }>({
       name: 'exb-student-spend-config-grant',
       text: `with spent as (
