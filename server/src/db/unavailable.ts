@@ -23,6 +23,13 @@ const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
  */
 const UNAVAILABLE_SQLSTATES: ReadonlySet<string> = new Set(['57P01', '57P02', '57P03', '57014']);
 
+/**
+ * `55000` is the generic "object not in prerequisite state"; only the server's check of the database at connection
+ * ("database … is not currently accepting connections": it is being dropped, or marked `datallowconn = false`) is an
+ * outage. Told by the server's routine, which unlike the message is not translated.
+ */
+const DATABASE_CHECK_ROUTINE = 'CheckMyDatabase';
+
 /** SQLSTATE class 08: connection exceptions. */
 const CONNECTION_EXCEPTION_CLASS = /^08[0-9A-Z]{3}$/;
 
@@ -38,9 +45,10 @@ const DRIVER_MESSAGES: readonly RegExp[] = [
 
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
   if (typeof code === 'string') {
     if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_EXCEPTION_CLASS.test(code)) return true;
+    if (code === '55000' && routine === DATABASE_CHECK_ROUTINE) return true;
   }
   return typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message));
 }

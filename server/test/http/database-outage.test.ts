@@ -109,6 +109,31 @@ describe('a database outage', () => {
   });
 });
 
+describe('a database that does not accept connections (SQLSTATE 55000)', () => {
+  it('answers 503 with Retry-After, logs the outage as such, and recovers', async () => {
+    const name = new URL(t.databaseUrl).pathname.slice(1);
+    const admin = inject('databaseUrl');
+    await runSql(admin, [
+      `alter database "${name}" with allow_connections false`,
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`,
+    ]);
+    lines.length = 0;
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        const response = await t.app.inject(REDEEM);
+        expectServiceUnavailable(response);
+        expect(response.json()).toMatchObject({ error_code: 'SERVICE_UNAVAILABLE' });
+      }
+      const entries = logged();
+      // Counted as the outage (whose one line a minute the first test of the file already wrote), not as an error.
+      expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
+    } finally {
+      await runSql(admin, [`alter database "${name}" with allow_connections true`]);
+    }
+    expect((await t.app.inject(REDEEM)).statusCode).toBe(404);
+  });
+});
+
 describe('the outage log', () => {
   it('writes one line when an outage starts, then at most one a minute with the count of refusals since', () => {
     const written: { fields: Record<string, unknown>; message: string }[] = [];
