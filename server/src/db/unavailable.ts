@@ -3,6 +3,10 @@
  * that tells them apart. Such errors pass unchanged through the driver (`pg`), its pool and MikroORM (whose exceptions
  * copy the driver error's own properties), so the error itself is inspected, never its causes: an unrelated network
  * failure (an outgoing `fetch`) wraps its socket error as a cause and must not read as a database outage.
+ *
+ * A socket error's code says nothing of whose socket it was: a client that aborts its upload fails the request stream
+ * with `ECONNRESET` too. Socket errors therefore count only when the database's pool raised them
+ * ({@link markDatabaseError}, set by `statement-guard.ts`); SQLSTATEs and the driver's own messages come from nowhere else.
  */
 
 /** Socket errors of connecting to or talking with the server. */
@@ -47,7 +51,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message, routine } = error as { code?: unknown; message?: unknown; routine?: unknown };
   if (typeof code === 'string') {
-    if (NETWORK_ERROR_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_EXCEPTION_CLASS.test(code)) return true;
+    if (NETWORK_ERROR_CODES.has(code)) return isDatabaseError(error);
+    if (UNAVAILABLE_SQLSTATES.has(code) || CONNECTION_EXCEPTION_CLASS.test(code)) return true;
     if (code === '55000' && routine === DATABASE_CHECK_ROUTINE) return true;
   }
   return typeof message === 'string' && DRIVER_MESSAGES.some((pattern) => pattern.test(message));

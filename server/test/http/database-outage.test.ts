@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { OutageLog } from '../../src/db/outage-log.js';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { runSql } from '../support/db-faults.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';
@@ -62,6 +63,10 @@ describe('a database outage', () => {
       for (let i = 0; i < 3; i += 1) {
         expect((await t.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'DATABASE_UNAVAILABLE' });
       }
+      // The ORM's statements fail the same way: its exceptions keep the mark of the pool they came from.
+      const ormFailure: unknown = await t.db.orm.em.fork().execute('select 1').catch((error: unknown) => error);
+      expect(ormFailure).toMatchObject({ code: 'ECONNREFUSED' });
+      expect(isDatabaseUnavailable(ormFailure)).toBe(true);
 
       const entries = logged();
       const warnings = entries.filter((entry) => entry.msg.startsWith('database unreachable'));
