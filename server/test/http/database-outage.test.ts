@@ -103,7 +103,10 @@ describe('a database outage', () => {
         terminated = rows[0]!.n;
       }
       expect(terminated).toBe(1);
+      const terminatedAt = Date.now();
       const response = await pending;
+      // Not sent again: the statement was running when its backend was terminated.
+      expect(Date.now() - terminatedAt).toBeLessThan(1_500);
       expectServiceUnavailable(response);
       expect(response.json()).toMatchObject({ error_code: 'SERVICE_UNAVAILABLE' });
       expect(logged().filter((entry) => entry.level >= 50)).toEqual([]);
