@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ExamTokenStore } from '../../src/domain/exam-browser/token-store.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { runSql } from '../support/db-faults.js';
 import { abandonGetAfter, httpGet, sleep } from '../support/http-client.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';
 
@@ -69,6 +70,24 @@ describe('a database that stops answering', () => {
       relay.heal();
     }
     expect((await get('/ready')).status).toBe(200);
+    expect((await get(`/exb/launch-handoff?key=${key}`)).body).toContain(EXB_LAUNCH_URL);
+  });
+
+  it('ends a statement that runs past the limit on the server (57014) and answers 503', async () => {
+    const key = await handoffKey();
+    await runSql(t.databaseUrl, [
+      `create function test_slow() returns trigger language plpgsql as $$ begin perform pg_sleep(3); return null; end $$`,
+      `create trigger test_slow before update on exb_student_token for each statement execute function test_slow()`,
+    ]);
+    try {
+      const slow = await get(`/exb/launch-handoff?key=${key}`);
+      expect(slow.status).toBe(503);
+      expect(slow.headers['retry-after']).toBe('5');
+      expect(slow.ms).toBeLessThan(TIMEOUT_MS + 800);
+    } finally {
+      await runSql(t.databaseUrl, ['drop trigger if exists test_slow on exb_student_token', 'drop function if exists test_slow()']);
+    }
+    // Cancelled, so nothing was spent.
     expect((await get(`/exb/launch-handoff?key=${key}`)).body).toContain(EXB_LAUNCH_URL);
   });
 
