@@ -54,6 +54,9 @@ export function guardStatements(pool: Pool, statementTimeoutMs: number | undefin
   };
 
   pool.on('connect', (client) => {
+    // A connection this guard resets reports it as an error event, which must never go unheard (it would end the
+    // process); its statements fail on their own.
+    client.on('error', () => undefined);
     const query = client.query as unknown as QueryFunction;
     const connection = connectionOf(client);
     // Answers that the server got as far as the statement's Bind; see {@link neverRan}.
