@@ -21,7 +21,13 @@ export interface RunningServer {
 export async function startServer(env: NodeJS.ProcessEnv = process.env, options: Omit<ConfigOptions, 'cwd'> = {}): Promise<RunningServer> {
   const config = loadConfig(env, options);
   const logger = createLogger(config.logLevel);
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger,
+    connectTimeoutMs: config.databaseTimeoutMs,
+    statementTimeoutMs: config.databaseTimeoutMs,
+  });
   let app;
   try {
     app = await buildApp({ config, logger, db });

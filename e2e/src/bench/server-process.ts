@@ -69,7 +69,13 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
     config.logLevel,
     seed.logFile === undefined ? undefined : pino.destination({ dest: seed.logFile, sync: true }),
   );
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    logger,
+    connectTimeoutMs: config.databaseTimeoutMs,
+    statementTimeoutMs: config.databaseTimeoutMs,
+  });
   await db.migrate();
   const statements = countStatements(db.pool);
   const budget = seed.budget;

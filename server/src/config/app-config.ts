@@ -63,6 +63,8 @@ export const environmentSchema = z.object({
   LMS_OAUTH_CLIENT_ID: nonEmpty.optional(),
   LMS_OAUTH_CLIENT_SECRET: nonEmpty.optional(),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
+  /** The longest the service waits for the database: for a connection, and for each statement. Below clients' patience. */
+  DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
   DATA_DIR: nonEmpty.default('./data'),
   APP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   TOKEN_ENCRYPTION_KEYS: nonEmpty.optional(),
@@ -229,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     lmsPlatform: e.LMS_PLATFORM,
     dataDir,
     databaseUrl: e.DATABASE_URL,
+    databaseTimeoutMs: e.DATABASE_TIMEOUT_MS,
     trustProxy: e.TRUST_PROXY,
     testbedEnabled: e.TESTBED_ENABLED,
     /** The development LMS's simulated exam browser, offered beside the real one: testbed and development LMS only. */

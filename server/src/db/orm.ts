@@ -5,6 +5,7 @@ import { migrations as checkedInMigrations } from '@exb/migrations';
 import type { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { entities } from './entities/index.js';
+import { guardStatements, type StatementGuard } from './statement-guard.js';
 
 export interface DatabaseOptions {
   /** `postgres://` URL of an external server; without it an embedded PostgreSQL starts in `dataDir`. */
@@ -16,6 +17,11 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** How long a request waits for a connection (a free one or a new one) before it fails as "database unavailable". */
   connectTimeoutMs?: number;
+  /**
+   * The longest a statement may take: PostgreSQL's `statement_timeout` on every connection, and, a little later, the
+   * client stops waiting for an answer (`statement-guard.ts`). Unset: no limit (maintenance commands).
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Long enough for a busy pool to free a connection; short enough that an unreachable server answers 503, not a hang. */
@@ -40,6 +46,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : await (await import('./embedded.js')).startEmbeddedPostgres(options.dataDir, logger);
   const clientUrl = options.databaseUrl ?? embedded!.url;
   let orm: MikroORM;
+  let guard: StatementGuard | undefined;
   try {
     orm = await MikroORM.init({
       clientUrl,
@@ -54,7 +61,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         silent: true,
       },
       pool: { min: 0, max: options.poolSize ?? 10 },
-      driverOptions: { connectionTimeoutMillis: options.connectTimeoutMs ?? DATABASE_CONNECT_TIMEOUT_MS },
+      driverOptions: {
+        connectionTimeoutMillis: options.connectTimeoutMs ?? DATABASE_CONNECT_TIMEOUT_MS,
+        // A startup parameter: `reset all` (run when a connection is reserved) returns to it.
+        ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
+        // Guarded before its first connection, so that every connection is.
+        onPoolCreated: (created: Pool) => {
+          guard = guardStatements(created, options.statementTimeoutMs);
+        },
+      },
       debug: false,
       logger: (message) => logger.debug({ orm: message }, 'orm'),
     });
@@ -63,12 +78,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     throw error;
   }
 
+  const pool = await orm.em.getConnection().getNativeClient();
+  const statementGuard = guard ?? guardStatements(pool, options.statementTimeoutMs);
   const database: Database = {
     orm,
-    pool: await orm.em.getConnection().getNativeClient(),
+    pool,
     mode: embedded ? 'embedded' : 'external',
     async migrate() {
-      const applied = await orm.migrator.up();
+      // A migration may rewrite a large table: neither the server's limit nor the client's applies to it.
+      const applied = await statementGuard.unbounded(() =>
+        orm.em.getConnection().transactional(async (transaction) => {
+          await orm.em.getConnection().execute('set local statement_timeout = 0', [], 'run', transaction);
+          return orm.migrator.up({ transaction });
+        }),
+      );
       return applied.map((migration) => migration.name);
     },
     async pendingMigrations() {

@@ -2,6 +2,7 @@ import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OutageLog } from '../db/outage-log.js';
 import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { ClientGoneError } from './client-signal.js';
 import { errorBody } from './error-body.js';
 import { sendNotFound, type NotFoundPage } from './not-found.js';
 import { isApiPath } from './page-request.js';
@@ -32,6 +33,11 @@ export function registerErrorHandlers(app: FastifyInstance, options: ErrorHandle
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
       return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, `Invalid request: ${error.message}`));
+    }
+    if (error instanceof ClientGoneError) {
+      // Nobody reads the answer; the status only tells the access log what happened.
+      request.log.info('client gone before a one-time token was spent; nothing spent');
+      return reply.code(499).send(errorBody(ErrorCodes.REQUEST_TIMEOUT, error.message));
     }
     if (isDatabaseUnavailable(error)) {
       outage.refused(error);

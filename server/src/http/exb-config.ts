@@ -9,6 +9,7 @@ import { type ActionTokenCheck } from '../security/action-token.js';
 import { errorBody } from './error-body.js';
 import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
 import { sameOriginMutation } from './mutation-guard.js';
+import { clientSignal } from './client-signal.js';
 
 export const CONFIG_GRANT_PATH = '/api/exb/config-grant/:courseId/:contentId';
 export const CONFIG_DOWNLOAD_PATH = '/exb/config/:courseId/:fileName';
@@ -132,7 +133,7 @@ export async function registerConfigDownloadRoutes(app: FastifyInstance, ctx: Ap
       if (!(await grants.check(params.courseId, params.contentId, grant))) return sendDownloadFailure(reply, 'grant-invalid');
       return reply.headers(headers).send();
     }
-    const outcome = await grants.download(params.courseId, params.contentId, grant);
+    const outcome = await grants.download(params.courseId, params.contentId, grant, clientSignal(reply));
     if (!outcome.ok) {
       request.log.info({ reason: outcome.reason }, 'configuration download refused');
       return sendDownloadFailure(reply, outcome.reason);

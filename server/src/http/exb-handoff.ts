@@ -8,6 +8,7 @@ import { requestLocale } from '../security/session.js';
 import { exbPage, sensitiveResponse } from './exb-student-http.js';
 import { launchHandoffPage } from './launch-handoff-page.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
+import { clientSignal } from './client-signal.js';
 
 export const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
 
@@ -52,7 +53,7 @@ export async function registerExbHandoffRoutes(app: FastifyInstance, ctx: AppCon
   const { config, examBrowser } = ctx;
   const htmlHeaders = htmlSecurityHeaders(config.lmsUrl);
   app.get<HandoffRoute>(LAUNCH_HANDOFF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
-    const handoff = await examBrowser.grants.openHandoff(request.query.key);
+    const handoff = await examBrowser.grants.openHandoff(request.query.key, clientSignal(reply));
     const { status, html } = handoffPage(handoff, config.lmsUrl, config.testbedExamBrowserUrl, requestLocale(request));
     return reply.code(status).headers(htmlHeaders).type('text/html; charset=utf-8').send(html);
   });

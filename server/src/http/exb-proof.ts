@@ -7,6 +7,7 @@ import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../domain/exam-
 import { errorBody } from './error-body.js';
 import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, withoutFragment } from './exb-student-http.js';
 import { allowLmsOrigin } from './lms-cors.js';
+import { clientSignal } from './client-signal.js';
 
 /**
  * `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router refuses an over-long parameter itself,
@@ -107,7 +108,7 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     if (!(await admission.redemption(request.ip)).allowed) {
       return sendRateLimited(reply, 'Too many access-code requests from this network. Try again in a minute.');
     }
-    const outcome = await proofs.redeem(params.courseId, params.contentId, proofToken);
+    const outcome = await proofs.redeem(params.courseId, params.contentId, proofToken, clientSignal(reply));
     if (outcome.ok) {
       return reply.send({
         success: true,

@@ -6,6 +6,7 @@ import { translator } from '../i18n/translator.js';
 import { lmsAssessmentUrl, lmsCourseUrl } from '../lms/pages.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
 import { requestLocale } from '../security/session.js';
+import { clientSignal } from './client-signal.js';
 import { assessmentParams, exbPage, sensitiveResponse } from './exb-student-http.js';
 
 type StartRoute = { Params: { courseId: string; contentId: string }; Querystring: { key?: unknown } };
@@ -52,7 +53,7 @@ export async function registerExbSessionStartRoutes(app: FastifyInstance, ctx: A
     if (params === null) {
       return reply.code(404).headers(htmlHeaders).type('text/html; charset=utf-8').send(refusalPage('unknown', config.lmsUrl, locale));
     }
-    const outcome = await examBrowser.grants.startSession(params.courseId, params.contentId, request.query.key);
+    const outcome = await examBrowser.grants.startSession(params.courseId, params.contentId, request.query.key, clientSignal(reply));
     if (outcome.ok) return reply.redirect(outcome.sessionUrl, 302);
     request.log.info({ reason: outcome.reason }, 'session start refused');
     // A start of another quiz leads back to the course; the others to the quiz this URL was made for.

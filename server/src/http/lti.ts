@@ -9,6 +9,7 @@ import { LOGIN_STATE_TTL_SECONDS } from '../lti/login-state.js';
 import { lmsHomeUrl } from '../lms/pages.js';
 import { sessionCookieOptions } from '../security/session-cookie.js';
 import { readSessionOfAnyAge, startSession } from '../security/session.js';
+import { clientSignal } from './client-signal.js';
 import { launchRouteOptions } from './launch-body.js';
 import { launchLocale, sendExbLaunch, sendLtiError, sendNotAuthorized, sendRoleView, sessionForReload } from './launch-pages.js';
 
@@ -43,7 +44,13 @@ export async function handleLaunch(
   ctx: AppContext,
   endpointTarget?: LaunchTarget,
 ): Promise<FastifyReply> {
-  const attempt = { ip: request.ip, body: request.body, cookies: request.cookies, ...(endpointTarget ? { endpointTarget } : {}) };
+  const attempt = {
+    ip: request.ip,
+    body: request.body,
+    cookies: request.cookies,
+    signal: clientSignal(reply),
+    ...(endpointTarget ? { endpointTarget } : {}),
+  };
   const claimed = await claimLaunch(ctx, attempt);
   if (!claimed.ok) return sendLtiError(reply, ctx, claimed.error, launchLocale(request));
   reply.clearCookie(claimed.transactionCookie, sessionCookieOptions());

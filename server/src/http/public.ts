@@ -1,14 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
 import type { AppContext } from '../context.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { isDatabaseUnavailable, StatementTimeoutError } from '../db/unavailable.js';
 import { buildRegistrationDocument } from '../domain/lti-registration.js';
 import { translator } from '../i18n/translator.js';
 import { requestLocale } from '../security/session.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './service-unavailable.js';
 import { staticPage } from './static-page.js';
 
 const UP = { status: 'UP' } as const;
+
+/** How long `/ready` waits for the database: well below a probe's usual timeout. */
+export const READY_TIMEOUT_MS = 2_000;
+
+/** `work`, or a database timeout after `ms`; `work` goes on alone (it ends by its own statement limit). */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new StatementTimeoutError(ms)), ms);
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 /** Public and health routes, the key set and the registration document (Document 1, "Public and health"). */
 export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
@@ -63,17 +77,19 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     app.get(path, async (_request, reply) => reply.header('cache-control', 'no-store').send(UP));
   }
 
+  // A probe that waits longer than its own timeout counts as failed anyway; it gets a clear answer before that.
+  const readyTimeoutMs = Math.min(READY_TIMEOUT_MS, config.databaseTimeoutMs);
   app.get('/ready', async (request, reply) => {
     reply.header('cache-control', 'no-store');
     try {
-      const pending = await db.pendingMigrations();
+      const pending = await withinDeadline(db.pendingMigrations(), readyTimeoutMs);
       if (pending.length > 0) return reply.code(503).send({ status: 'MIGRATIONS_PENDING', pendingMigrations: pending.length });
       return reply.send({ status: 'READY' });
     } catch (error) {
       // Probes ask every few seconds: an outage is reported once, like the requests it fails.
       if (isDatabaseUnavailable(error)) ctx.databaseOutage.refused(error);
       else request.log.warn({ err: error }, 'readiness check failed');
-      return reply.code(503).send({ status: 'DATABASE_UNAVAILABLE' });
+      return reply.code(503).header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)).send({ status: 'DATABASE_UNAVAILABLE' });
     }
   });
 

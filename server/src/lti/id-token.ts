@@ -109,6 +109,7 @@ export async function verifyIdToken(
   try {
     const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payloadBytes));
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not an object');
+    if (holdsNul(parsed)) throw new Error('NUL character');
     payload = parsed as Record<string, unknown>;
   } catch {
     throw fail.malformed();
@@ -216,6 +217,18 @@ function checkTimes(payload: Record<string, unknown>, now: number): void {
   if (now - iat > MAX_TOKEN_AGE_SECONDS + CLOCK_SKEW_SECONDS) {
     throw tokenError('LTI_TOKEN_TOO_OLD', 'tokenTooOld');
   }
+}
+
+/**
+ * Whether a NUL character is anywhere in the claims, in a name or a value. No LMS identifier or name carries one, and
+ * PostgreSQL's text cannot hold it: a signed `sub` or `context.id` with one would fail its statement as if the database
+ * were at fault. Such a token is malformed, whatever the claim.
+ */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value !== 'object' || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsNul);
+  return Object.entries(value).some(([name, inner]) => name.includes('\u0000') || holdsNul(inner));
 }
 
 function boundedString(value: unknown, max: number): string | undefined {

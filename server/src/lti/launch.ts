@@ -14,6 +14,8 @@ export interface LaunchAttempt extends BrowserRequest {
    * it is absent and the token's (validated) target decides what the launch shows.
    */
   readonly endpointTarget?: LaunchTarget;
+  /** Aborts when the client has gone: its login state is then not claimed. */
+  readonly signal?: AbortSignal;
 }
 
 /** Steps 1 to 8: the state is claimed (its transaction cookie is spent), or the first failed check. */
@@ -82,7 +84,7 @@ export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt)
     }
 
     // 8. Claim the state: one conditional update, so of two concurrent posts exactly one proceeds.
-    if (!(await deps.loginStates.claim(envelope.state))) {
+    if (!(await deps.loginStates.claim(envelope.state, attempt.signal))) {
       throw refuse('LTI_LAUNCH_STATE_REPLAYED', 'stateReplayed');
     }
     return { ok: true, claims, transactionCookie: deps.transactionBinder.cookieName(state.transactionBinding) };

@@ -19,8 +19,11 @@ export class LoginStateStore {
     return parsed.success ? parsed.data : null;
   }
 
-  /** Claims the state in one conditional update: of concurrent launches with one state, exactly one gets `true`. */
-  async claim(token: string): Promise<boolean> {
-    return this.store.claim(LOGIN_STATE_PURPOSE, token);
+  /**
+   * Claims the state in one conditional update: of concurrent launches with one state, exactly one gets `true`. Not
+   * for a launch whose client is gone (`signal`): the state stays usable for the browser's retry.
+   */
+  async claim(token: string, signal?: AbortSignal): Promise<boolean> {
+    return this.store.claim(LOGIN_STATE_PURPOSE, token, signal);
   }
 }

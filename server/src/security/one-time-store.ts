@@ -51,10 +51,14 @@ export class OneTimeStore {
     return this.unseal<T>(purpose, id, result.rows[0]?.payload);
   }
 
-  /** Atomically marks the token consumed and returns its payload; `null` for unknown, expired or already used. */
-  async consume<T>(purpose: string, token: string): Promise<T | null> {
+  /**
+   * Atomically marks the token consumed and returns its payload; `null` for unknown, expired or already used. With the
+   * request's signal (`http/client-signal.ts`), nothing is sent once its client is gone.
+   */
+  async consume<T>(purpose: string, token: string, signal?: AbortSignal): Promise<T | null> {
     const id = sha256Hex(token);
     const now = new Date(this.clock());
+    signal?.throwIfAborted();
     const result = await this.pool.query<{ payload: Buffer }>({
       name: 'one-time-token-consume',
       text: `update one_time_token set consumed_at = $1
@@ -66,7 +70,8 @@ export class OneTimeStore {
   }
 
   /** {@link consume} for a caller that read the payload before (`peek`): whether this call consumed the token. */
-  async claim(purpose: string, token: string): Promise<boolean> {
+  async claim(purpose: string, token: string, signal?: AbortSignal): Promise<boolean> {
+    signal?.throwIfAborted();
     const result = await this.pool.query({
       name: 'one-time-token-claim',
       text: `update one_time_token set consumed_at = $1

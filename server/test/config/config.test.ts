@@ -54,6 +54,14 @@ describe('configuration validation', () => {
     expect(problems.some((p) => p.startsWith('ADMIN_PAGE_SIZE:'))).toBe(true);
   });
 
+  it('takes a database timeout of 5 seconds unless one from 100 ms to 10 minutes is given', () => {
+    expect(loadConfig(productionEnv).databaseTimeoutMs).toBe(5_000);
+    expect(loadConfig({ ...productionEnv, DATABASE_TIMEOUT_MS: '2500' }).databaseTimeoutMs).toBe(2_500);
+    for (const value of ['0', '99', '600001', 'soon']) {
+      expect(problemsOf({ DATA_DIR: dataDir(), DATABASE_TIMEOUT_MS: value }).some((p) => p.startsWith('DATABASE_TIMEOUT_MS:'))).toBe(true);
+    }
+  });
+
   it('rejects a BASE_URL with a path and a malformed token keyring', () => {
     expect(problemsOf({ DATA_DIR: dataDir(), BASE_URL: 'https://tool.example/app' })[0]).toMatch(/^BASE_URL: must be an origin/);
     expect(problemsOf({ DATA_DIR: dataDir(), TOKEN_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' })[0]).toMatch(/^TOKEN_ENCRYPTION_KEYS: key "k1" must be 32 bytes/);

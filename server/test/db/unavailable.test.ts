@@ -1,7 +1,8 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
+import { guardStatements } from '../../src/db/statement-guard.js';
+import { isDatabaseUnavailable, markDatabaseError } from '../../src/db/unavailable.js';
 import { domainErrorFrom } from '../../src/domain/known-errors.js';
 import { freePort } from '../../src/free-port.js';
 import { createTestDatabase } from '../support/database.js';
@@ -25,12 +26,26 @@ async function failureOf(work: () => Promise<unknown>): Promise<unknown> {
 }
 
 describe('isDatabaseUnavailable', () => {
-  it('recognises a refused connection', async () => {
+  it('recognises a refused connection of the database pool, and only of it', async () => {
     const port = await freePort();
+    const pool = new pg.Pool({ host: '127.0.0.1', port, user: 'postgres', database: 'x' });
+    guardStatements(pool, undefined);
+    try {
+      const error = await failureOf(() => pool.query('select 1'));
+      expect((error as { code?: string }).code).toBe('ECONNREFUSED');
+      expect(isDatabaseUnavailable(error)).toBe(true);
+    } finally {
+      await pool.end();
+    }
+    // The same code from another socket (a plain client here; a request stream, below) is not the database's.
     const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'x' });
-    const error = await failureOf(() => client.connect());
-    expect((error as { code?: string }).code).toBe('ECONNREFUSED');
-    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(isDatabaseUnavailable(await failureOf(() => client.connect()))).toBe(false);
+  });
+
+  it('leaves a client that aborted its upload alone: ECONNRESET of the request stream', () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+    expect(isDatabaseUnavailable(aborted)).toBe(false);
+    expect(isDatabaseUnavailable(markDatabaseError(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' })))).toBe(true);
   });
 
   it('recognises a pool that cannot get a connection in time', async () => {
@@ -79,7 +94,7 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('is the refusal the management surfaces answer with: 503 SERVICE_UNAVAILABLE', () => {
-    const refusal = domainErrorFrom(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    const refusal = domainErrorFrom(markDatabaseError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })));
     expect(refusal).toMatchObject({ status: 503, errorCode: 'SERVICE_UNAVAILABLE' });
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { OutageLog } from '../../src/db/outage-log.js';
+import { isDatabaseUnavailable } from '../../src/db/unavailable.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { runSql } from '../support/db-faults.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';
@@ -62,6 +63,10 @@ describe('a database outage', () => {
       for (let i = 0; i < 3; i += 1) {
         expect((await t.app.inject({ method: 'GET', url: '/ready' })).json()).toEqual({ status: 'DATABASE_UNAVAILABLE' });
       }
+      // The ORM's statements fail the same way: its exceptions keep the mark of the pool they came from.
+      const ormFailure: unknown = await t.db.orm.em.fork().execute('select 1').catch((error: unknown) => error);
+      expect(ormFailure).toMatchObject({ code: 'ECONNREFUSED' });
+      expect(isDatabaseUnavailable(ormFailure)).toBe(true);
 
       const entries = logged();
       const warnings = entries.filter((entry) => entry.msg.startsWith('database unreachable'));
@@ -98,7 +103,10 @@ describe('a database outage', () => {
         terminated = rows[0]!.n;
       }
       expect(terminated).toBe(1);
+      const terminatedAt = Date.now();
       const response = await pending;
+      // Not sent again: the statement was running when its backend was terminated.
+      expect(Date.now() - terminatedAt).toBeLessThan(1_500);
       expectServiceUnavailable(response);
       expect(response.json()).toMatchObject({ error_code: 'SERVICE_UNAVAILABLE' });
       expect(logged().filter((entry) => entry.level >= 50)).toEqual([]);
@@ -106,6 +114,31 @@ describe('a database outage', () => {
       await runSql(t.databaseUrl, ['drop trigger if exists test_stall on exb_student_token', 'drop function if exists test_stall()']);
     }
     expect((await t.app.inject(HANDOFF)).statusCode).not.toBe(503);
+  });
+});
+
+describe('a database that does not accept connections (SQLSTATE 55000)', () => {
+  it('answers 503 with Retry-After, logs the outage as such, and recovers', async () => {
+    const name = new URL(t.databaseUrl).pathname.slice(1);
+    const admin = inject('databaseUrl');
+    await runSql(admin, [
+      `alter database "${name}" with allow_connections false`,
+      `select pg_terminate_backend(pid) from pg_stat_activity where datname = '${name}'`,
+    ]);
+    lines.length = 0;
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        const response = await t.app.inject(REDEEM);
+        expectServiceUnavailable(response);
+        expect(response.json()).toMatchObject({ error_code: 'SERVICE_UNAVAILABLE' });
+      }
+      const entries = logged();
+      // Counted as the outage (whose one line a minute the first test of the file already wrote), not as an error.
+      expect(entries.filter((entry) => entry.level >= 50)).toEqual([]);
+    } finally {
+      await runSql(admin, [`alter database "${name}" with allow_connections true`]);
+    }
+    expect((await t.app.inject(REDEEM)).statusCode).toBe(404);
   });
 });
 

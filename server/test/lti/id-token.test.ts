@@ -111,6 +111,13 @@ describe('id_token validation', () => {
     expect(await codeOf('a.b.c')).toBe('LTI_TOKEN_MALFORMED');
   });
 
+  it('refuses a NUL character in any claim, name or value, as malformed', async () => {
+    expect(await codeOf(await sign(claims({ sub: 'user\u0000' })))).toBe('LTI_TOKEN_MALFORMED');
+    expect(await codeOf(await sign(claims({ [LTI_CLAIMS.context]: { id: 'c\u0000', title: 'Biology 101' } })))).toBe('LTI_TOKEN_MALFORMED');
+    expect(await codeOf(await sign(claims({ [LTI_CLAIMS.custom]: { 'lms\u0000user_id': '2' } })))).toBe('LTI_TOKEN_MALFORMED');
+    expect(await codeOf(await sign(claims({ [LTI_CLAIMS.roles]: ['Instructor\u0000'] })))).toBe('LTI_TOKEN_MALFORMED');
+  });
+
   it('checks the issuer', async () => {
     expect(await codeOf(await sign(claims({ iss: 'https://other.example.test' })))).toBe('LTI_TOKEN_ISSUER');
   });

@@ -158,6 +158,17 @@ describe('launch refusals: the token', () => {
     expect(response.headers['set-cookie'] ?? '').not.toContain('exb_session=');
   });
 
+  it.each([
+    ['sub', (c: Record<string, unknown>) => void (c.sub = `${String(c.sub)}\u0000`)],
+    ['context.id', (c: Record<string, unknown>) => void Object.assign(c[`${LTI_CLAIM}context`] as object, { id: 'ctx\u0000' })],
+    ['a custom value', (c: Record<string, unknown>) => void Object.assign(c[`${LTI_CLAIM}custom`] as object, { lms_user_id: '2\u0000' })],
+    ['the name', (c: Record<string, unknown>) => void (c.name = 'Ian\u0000')],
+  ])('refuses a NUL character in %s as a malformed token, as no text column can hold it', async (_name, change) => {
+    const { response, state } = await launchWithClaims(change);
+    await expectRefused(response, 'LTI_TOKEN_MALFORMED');
+    expect(await h.states.peek(LOGIN_STATE_PURPOSE, state)).not.toBeNull();
+  });
+
   it('refuses a token of another login of the same browser (nonce mismatch)', async () => {
     const browser = new Browser();
     const a = await login(h, browser, h.lms.platform.buildLaunch(INSTRUCTOR).loginParams);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_STATE_PURPOSE } from '../../src/lti/login-state.js';
+import { LoginStateStore } from '../../src/lti/login-state-store.js';
 import { readSession } from '../../src/security/session.js';
 import {
   authorize,
@@ -11,6 +12,7 @@ import {
   login,
   outcomeOf,
   postLaunch,
+  prepareLaunch,
   type Harness,
 } from './launch-harness.js';
 import { contextIdFor } from '../support/sessions.js';
@@ -207,6 +209,18 @@ describe('POST /lti/launch: session and state', () => {
   it('consumes the login state', async () => {
     const browser = new Browser();
     const { login: started } = await launchAs(h, browser, { person: 'instructor', placement: 'course_navigation', courseId: 101 });
+    expect(await h.states.peek(LOGIN_STATE_PURPOSE, started.state)).toBeNull();
+  });
+
+  it('does not claim the login state for a launch whose client is gone, so the browser can post it again', async () => {
+    const browser = new Browser();
+    const { login: started, claims } = await prepareLaunch(h, browser, { person: 'instructor', placement: 'course_navigation', courseId: 101 });
+    const gone = new AbortController();
+    gone.abort(new Error('client gone'));
+    await expect(new LoginStateStore(h.states).claim(started.state, gone.signal)).rejects.toThrow('client gone');
+    expect(await h.states.peek(LOGIN_STATE_PURPOSE, started.state)).not.toBeNull();
+    const response = await postLaunch(h, browser, { id_token: await h.lms.platform.signIdToken(claims), state: started.state });
+    expect(response.statusCode).toBe(200);
     expect(await h.states.peek(LOGIN_STATE_PURPOSE, started.state)).toBeNull();
   });
 

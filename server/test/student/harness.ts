@@ -90,6 +90,10 @@ export interface HarnessOptions {
   budgets?: Partial<ExamBrowserBudgetSizes>;
   /** Leave the LMS API unconfigured: no session handoff, deterministic configurations for everyone. */
   withoutLmsApi?: boolean;
+  /** The service reaches its database through this (a relay, for fault tests). */
+  connectThrough?: TestAppOptions['connectThrough'];
+  /** Also listen on a loopback port, for clients that close their connections. */
+  listen?: boolean;
 }
 
 /**
@@ -119,6 +123,8 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
       ...options.env,
     },
     ...(options.configOptions ? { configOptions: options.configOptions } : {}),
+    ...(options.connectThrough ? { connectThrough: options.connectThrough } : {}),
+    ...(options.listen ? { listen: true } : {}),
     buildOptions: {
       oauth: FAST_OAUTH,
       clock: clock.read,

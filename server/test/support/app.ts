@@ -63,7 +63,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     dataDir,
     logger,
     poolSize: 5,
-    ...(options.connectTimeoutMs ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+    connectTimeoutMs: options.connectTimeoutMs ?? config.databaseTimeoutMs,
+    statementTimeoutMs: config.databaseTimeoutMs,
     ...(options.migrations ? { migrations: options.migrations } : {}),
   });
   if (options.migrate !== false) await db.migrate();

@@ -15,6 +15,12 @@ export interface TcpRelay {
    * sends as text (SQL travels readable in PostgreSQL's messages).
    */
   cutOnce(cut: RelayCut): Promise<void>;
+  /**
+   * A partition: connections stay open, but nothing is forwarded either way (nor are new connections' first bytes) until
+   * `heal`, which delivers what was held back. A side that closes meanwhile closes the other, and what it had sent is lost.
+   */
+  stall(): void;
+  heal(): void;
 }
 
 export interface RelayCut {
@@ -36,6 +42,8 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
   let server: net.Server | null = null;
   let port = 0;
   let pendingCut: { cut: RelayCut; done: () => void } | null = null;
+  let stalled = false;
+  const held = new Set<() => void>();
 
   const listen = async () => {
     const next = net.createServer((client) => {
@@ -52,7 +60,16 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
         upstream.destroy();
         void Promise.resolve(fired.cut.then?.()).finally(fired.done);
       };
+      const toServer: Buffer[] = [];
+      const toClient: Buffer[] = [];
+      const release = () => {
+        for (const chunk of toServer.splice(0)) upstream.write(chunk);
+        for (const chunk of toClient.splice(0)) client.write(chunk);
+      };
+      held.add(release);
+      client.on('close', () => held.delete(release));
       client.on('data', (chunk: Buffer) => {
+        if (stalled) return void toServer.push(chunk);
         const pending = pendingCut;
         if (pending !== null) {
           const text = chunk.toString('latin1');
@@ -66,6 +83,7 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
         upstream.write(chunk);
       });
       upstream.on('data', (chunk: Buffer) => {
+        if (stalled) return void toClient.push(chunk);
         if (cutOnReply !== null) return cutNow(cutOnReply);
         client.write(chunk);
       });
@@ -101,6 +119,13 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     },
     async start() {
       if (server === null) await listen();
+    },
+    stall() {
+      stalled = true;
+    },
+    heal() {
+      stalled = false;
+      for (const release of held) release();
     },
     cutOnce(cut) {
       return new Promise<void>((resolve) => {

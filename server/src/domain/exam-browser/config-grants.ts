@@ -163,8 +163,8 @@ export class ConfigGrants {
   }
 
   /** Spends a launch handoff key: the handoff page opens the exam browser once. */
-  async openHandoff(key: unknown): Promise<HandoffOutcome> {
-    const consumed = isBase64UrlToken(key) ? await this.options.store.consumeAnywhere<HandoffPayload>('launch-handoff', key) : null;
+  async openHandoff(key: unknown, signal?: AbortSignal): Promise<HandoffOutcome> {
+    const consumed = isBase64UrlToken(key) ? await this.options.store.consumeAnywhere<HandoffPayload>('launch-handoff', key, signal) : null;
     if (consumed === null) return { kind: 'unknown' };
     if (consumed.consumed || consumed.payload === null) return { kind: 'used', courseId: consumed.courseId };
     return { kind: 'ready', courseId: consumed.courseId, ...consumed.payload };
@@ -183,7 +183,7 @@ export class ConfigGrants {
    * is spent, so a download that fails through no fault of the student's leaves the link usable for a retry. The grant
    * is then spent in the statement that records the download; of parallel downloads only one gets that far.
    */
-  async download(courseId: string, contentId: string, grant: string): Promise<DownloadOutcome> {
+  async download(courseId: string, contentId: string, grant: string, signal?: AbortSignal): Promise<DownloadOutcome> {
     const { store, configurations } = this.options;
     const read = await store.peekWithPolicy<GrantPayload>('config-grant', grant, courseId, contentId);
     if (read.token === null || read.token.payload === null) return { ok: false, reason: 'grant-invalid' };
@@ -218,6 +218,7 @@ export class ConfigGrants {
       { courseId, contentId, fingerprint },
       built.perDownload ? { value: built.configKey, ttlSeconds: DOWNLOADED_CONFIG_KEY_TTL_SECONDS } : null,
       start,
+      signal,
     );
     // Another download took the grant meanwhile, it expired, or the settings changed while the file was built.
     const current = spent.spent ? activePolicy(this.options.reader.read(spent.settings)) : null;
@@ -239,9 +240,10 @@ export class ConfigGrants {
    * student it was issued for, and the exam browser goes there within the LMS's 30 seconds. When the LMS does not give
    * one, the start is given back, so a reload (or a start after the student reconnected their account) can use it.
    */
-  async startSession(courseId: string, contentId: string, key: unknown): Promise<SessionStartOutcome> {
+  async startSession(courseId: string, contentId: string, key: unknown, signal?: AbortSignal): Promise<SessionStartOutcome> {
     if (!isBase64UrlToken(key)) return { ok: false, reason: 'unknown' };
     const { store } = this.options;
+    signal?.throwIfAborted();
     const taken = await store.takeSessionStart<SessionStartPayload>(key, courseId, contentId);
     if (taken.kind !== 'taken') return { ok: false, reason: taken.kind };
     const returnTo = this.options.configurations.assessmentUrl({ courseId, contentId });
@@ -249,6 +251,11 @@ export class ConfigGrants {
     if (!session.ok) {
       await store.returnSessionStart(key, taken.takenAt);
       return { ok: false, reason: session.reason };
+    }
+    // The exam browser gave up while the LMS minted: the start is given back for its retry.
+    if (signal?.aborted) {
+      await store.returnSessionStart(key, taken.takenAt);
+      signal.throwIfAborted();
     }
     return { ok: true, sessionUrl: session.url };
   }

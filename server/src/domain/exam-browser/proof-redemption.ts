@@ -102,13 +102,13 @@ export class ProofRedemption {
     return this.options.proofTokens.issue(binding, this.options.clock() + PROOF_TOKEN_TTL_SECONDS * 1000);
   }
 
-  async redeem(courseId: string, contentId: string, proofToken: string): Promise<RedemptionOutcome> {
+  async redeem(courseId: string, contentId: string, proofToken: string, signal?: AbortSignal): Promise<RedemptionOutcome> {
     const { store, reader } = this.options;
     const signed = await this.signedFor(courseId, contentId, proofToken);
     if (signed === 'absent') return { ok: false, reason: 'not-found' };
     if (signed === null || signed.expiresAt <= this.options.clock()) return { ok: false, reason: 'invalid' };
     const { fingerprint, expiresAt } = signed;
-    const spent = await store.spendProofAndRelease(proofToken, { courseId, contentId, fingerprint }, expiresAt, EXIT_GRANT_TTL_SECONDS);
+    const spent = await store.spendProofAndRelease(proofToken, { courseId, contentId, fingerprint }, expiresAt, EXIT_GRANT_TTL_SECONDS, signal);
     const current = reader.read(spent.settings);
     const policy = current === 'absent' ? null : activePolicy(current);
     const { exit } = spent;

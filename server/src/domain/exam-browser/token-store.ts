@@ -21,6 +21,9 @@ import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
  * exact and a test can move time. Consuming is one conditional UPDATE: of any number of parallel requests on any
  * number of instances exactly one gets the row. A consumption that goes with further writes makes them in the same
  * statement (data-modifying CTEs), so a failed write never leaves a token spent and costs no further round trip.
+ *
+ * The spending methods take the request's signal (`http/client-signal.ts`) and send nothing once it has aborted: a
+ * token is never spent for a client that is gone.
  */
 
 /**
@@ -171,11 +174,13 @@ export class ExamTokenStore {
     binding: { courseId: string; contentId: string; fingerprint: string },
     expiresAt: number,
     exitTtlSeconds: number,
+    signal?: AbortSignal,
   ): Promise<{ token: { fingerprint: string } | null; settings: string; exit: IssuedRelease | null }> {
     const id = sha256Hex(token);
     const exitToken = randomToken();
     const now = this.clock();
     const exitExpiresAt = new Date(now + exitTtlSeconds * 1000);
+    signal?.throwIfAborted();
     const result = await this.pool.query<SettingsTextColumn & { token_fingerprint: string | null; released: boolean; prior_release_at: Date | null }>({
       name: 'exb-student-token-spend-proof-and-release',
       text: `with spent as (
@@ -235,8 +240,10 @@ export class ExamTokenStore {
   async consumeAnywhere<T>(
     purpose: ExamTokenPurpose,
     token: string,
+    signal?: AbortSignal,
   ): Promise<{ courseId: string; contentId: string; payload: T | null; consumed: boolean } | null> {
     const id = sha256Hex(token);
+    signal?.throwIfAborted();
     const result = await this.pool.query<{
       course_id: string;
       content_id: string;
@@ -277,6 +284,7 @@ export class ExamTokenStore {
     binding: { courseId: string; contentId: string; fingerprint: string },
     configKey: { value: string; ttlSeconds: number } | null,
     start: NewSessionStart | null = null,
+    signal?: AbortSignal,
   ): Promise<{ spent: boolean; settings: string }> {
     const { courseId, contentId, fingerprint } = binding;
     const id = sha256Hex(grant);
@@ -289,6 +297,7 @@ export class ExamTokenStore {
         ? null
         : seal(this.payloadKey, Buffer.from(JSON.stringify(start.payload), 'utf8'), payloadBinding(startId, { purpose: 'session-start', courseId, contentId, fingerprint }));
     const startExpiresAt = start === null ? null : new Date(now + start.ttlSeconds * 1000);
+    signal?.throwIfAborted();
     const result = await this.pool.query<SettingsTextColumn & { spent: boolean; config_key_seq: string | null }>({
       name: 'exb-student-spend-config-grant',
       text: `with spent as (
