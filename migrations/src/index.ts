@@ -11,6 +11,7 @@ import { Migration20261125100000_tool_presets } from './Migration20261125100000_
 import { Migration20261125200000_course_reset_receipt } from './Migration20261125200000_course_reset_receipt.js';
 import { Migration20261125300000_access_code_verification } from './Migration20261125300000_access_code_verification.js';
 import { Migration20261125400000_assessment_activity } from './Migration20261125400000_assessment_activity.js';
+import { Migration20261127000000_course_reset_journal } from './Migration20261127000000_course_reset_journal.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -29,4 +30,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125200000_course_reset_receipt', class: Migration20261125200000_course_reset_receipt },
   { name: 'Migration20261125300000_access_code_verification', class: Migration20261125300000_access_code_verification },
   { name: 'Migration20261125400000_assessment_activity', class: Migration20261125400000_assessment_activity },
+  { name: 'Migration20261127000000_course_reset_journal', class: Migration20261127000000_course_reset_journal },
 ];

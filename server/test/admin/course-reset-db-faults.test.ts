@@ -76,7 +76,7 @@ describe('a definite transaction failure is compensated', () => {
       await fault.remove();
     }
     expect(await snapshot()).toEqual(before);
-    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['rolled-back']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'rolled-back']);
   });
 
   it('when the database refuses the COMMIT itself (a deferred check): the server rolled back, so it is definite', async () => {
@@ -126,7 +126,7 @@ describe('an ambiguous commit is decided from the receipt', () => {
       await stall.remove();
     }
     expect(await snapshot()).toEqual(before);
-    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['rolled-back']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'rolled-back']);
   });
 
   it('not committed (COMMIT never reached the server): compensated, nothing lost', async () => {
@@ -151,7 +151,7 @@ describe('an ambiguous commit is decided from the receipt', () => {
     expect(after.lms).toEqual(resetState(before));
     expect(after.local).toMatchObject({ settings: '[]', cached: '[]', receipt: JSON.stringify([{ reset_receipt_id: body.receipt.id }]) });
     // The success entry was written in the transaction that committed; nothing else was recorded.
-    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['success']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'success']);
   });
 
   it('unreadable (the database stays unreachable): 409 ADMIN_COURSE_RESET_VERIFY_REQUIRED naming every removed code', async () => {

@@ -121,7 +121,10 @@ describe('a failure in the LMS phase is compensated in reverse order', () => {
     expect(response.json().message).toContain('nothing was deleted');
     expect(codeWrites(t.bed.lms, seq)).toEqual([{ path: '/api/v1/courses/101/quizzes/201', write: 'remove', status: 403, fault: 'forbidden' }]);
     expect(await snapshot()).toEqual(before);
-    expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.failedStep])).toEqual([['rolled-back', 'classicquiz_201']]);
+    expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.failedStep])).toEqual([
+      ['started', undefined],
+      ['rolled-back', 'classicquiz_201'],
+    ]);
   });
 
   it('at the first removal, applied but answered with an error: that code is put back', async () => {
@@ -219,7 +222,8 @@ describe('a failure during compensation names what to check', () => {
     expect(after.local).toEqual(before.local);
     expect(after.lms.newQuizzes).toEqual(before.lms.newQuizzes);
     expect(after.lms.quizzes).toEqual(before.lms.quizzes.map((quiz) => (quiz.id === 202 ? { ...quiz, accessCode: null } : quiz)));
-    const [entry] = await auditEntries(t);
+    const [started, entry] = await auditEntries(t);
+    expect(started).toMatchObject({ outcome: 'started', details: { codesRemoved: 3 } });
     expect(entry).toMatchObject({ outcome: 'verify-required', details: { failedStep: 'newquiz:101:301', toCheck: ['classicquiz_202'] } });
   });
 
