@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { http } from 'msw';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { createContext, resetRecoveryLms } from '../../src/app.js';
 import type { AppContext } from '../../src/context.js';
@@ -10,7 +11,7 @@ import { deleteCourseAssignments } from '../../src/domain/presets/index.js';
 import { createLogger } from '../../src/logger.js';
 import { FAST_OAUTH, storeGrant } from '../support/oauth-testbed.js';
 import { admin, instructor, sessionFor } from '../support/sessions.js';
-import { createAdminBed, type AdminBed } from './harness.js';
+import { createAdminBed, LMS_URL, type AdminBed } from './harness.js';
 import { auditEntries, ENFORCED, enforceCourse, lmsCodes, localState, reset, ROUTES } from './reset-harness.js';
 
 /**
@@ -265,6 +266,23 @@ describe('who settles an interrupted reset', () => {
     expect(refused.json()).toMatchObject({ error_code: 'COURSE_RESET_IN_PROGRESS' });
     expect(await sweep()).toEqual({ '101': 'compensated' });
     expect((await enable()).statusCode).toBe(200);
+  });
+
+  it('a reset that lost its lease and stopped: the sweep puts back what it removed', async () => {
+    const before = await snapshot();
+    // While the first code is removed, the lease runs out: the reset stops and leaves its journal for the recovery.
+    t.bed.msw.use(
+      http.put(`${LMS_URL}/api/v1/courses/101/quizzes/201`, async () => {
+        await t.sql(`update lease set expires_at = now() - interval '1 second' where name = 'course-reset:101'`);
+        return undefined;
+      }),
+    );
+    const response = await reset(t);
+    expect(response.json()).toMatchObject({ error_code: 'ADMIN_COURSE_RESET_VERIFY_REQUIRED' });
+    expect((await journalRows()).map((row) => row.removed)).toEqual([['classicquiz_201']]);
+    expect(await sweep()).toEqual({ '101': 'compensated' });
+    expect(await snapshot()).toEqual(before);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'verify-required', 'compensated']);
   });
 
   it('waits while the lease of the reset is still live: a running reset is never taken over', async () => {
