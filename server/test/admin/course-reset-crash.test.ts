@@ -75,7 +75,7 @@ async function crashAt(point: CrashPoint): Promise<void> {
       deleteForCourse: async (tx, courseId) => {
         // The last statements of the transaction before its receipt: the process dies with the transaction open.
         if (point === 'transaction') await die();
-        await deleteCourseAssignments(tx, courseId);
+        return deleteCourseAssignments(tx, courseId);
       },
     },
     checkpoint: async (reachedPoint) => {
