@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { http } from 'msw';
 import type { FaultSpec } from '../../../e2e/src/lms/faults.js';
+import { VERIFICATION_REASONS } from '../../src/domain/enforcement/access-code-verification.js';
 import { createAdminBed, LMS_URL, type AdminBed } from './harness.js';
 import { auditEntries, codeWrites, enforceCourse, lastSeq, lmsCodes, localState, reset, ROUTES } from './reset-harness.js';
 
@@ -225,6 +226,13 @@ describe('a failure during compensation names what to check', () => {
     const [started, entry] = await auditEntries(t);
     expect(started).toMatchObject({ outcome: 'started', details: { codesRemoved: 3 } });
     expect(entry).toMatchObject({ outcome: 'verify-required', details: { failedStep: 'newquiz:101:301', toCheck: ['classicquiz_202'] } });
+    // Nobody's view says `verified`: the codes put back are to be checked again, the lost one is for a person to repair.
+    expect(await t.sql(`select content_id, verification_status, verification_reason from assessment_setting where course_id = '101' and enabled order by 1`)).toEqual([
+      { content_id: 'classicquiz_201', verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetUndone },
+      { content_id: 'classicquiz_202', verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetNotRestored },
+      { content_id: 'newquiz:101:301', verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetUndone },
+    ]);
+    expect(await t.sql(`select course_id from course_reset_journal`)).toEqual([]);
   });
 
   it('names every removed code when the grant is revoked mid-reset, so nothing could be restored', async () => {

@@ -25,7 +25,7 @@ import type { CapturedAssessment, ResetPlan, ResetPreview, ResetReceipt, ResetSu
 import { preflight } from './preflight.js';
 import { NO_PRESET_ASSIGNMENTS, type PresetAssignmentCleanup } from './preset-assignments.js';
 import { ResetAudit } from './reset-audit.js';
-import type { ResetJournal } from './reset-journal.js';
+import { deleteJournal, type ResetJournal } from './reset-journal.js';
 import type { ResetRecovery } from './reset-recovery.js';
 import { heldCourseLocks, ResetLease, ResetLeaseLostError, RESET_LEASE_TTL_SECONDS } from './reset-lease.js';
 import * as refusals from './reset-refusals.js';
@@ -226,7 +226,7 @@ export class CourseResetWorkflow {
     const unrestored = result.compensations
       .filter((report) => !report.ok)
       .map((report) => plan.enforced.find((assessment) => assessment.id === report.step)!);
-    await this.closeJournal(request.courseId, lease, removals(plan).filter((assessment) => !unrestored.includes(assessment)));
+    await this.closeJournal(request.courseId, lease, removals(plan), unrestored);
     if (unrestored.length > 0) {
       const toCheck = unrestored.map((assessment) => assessment.id);
       this.deps.logger.error({ courseId: plan.courseId, toCheck }, 'course reset could not restore access codes');
@@ -239,17 +239,25 @@ export class CourseResetWorkflow {
   }
 
   /**
-   * After the saga undid what it did: the journal goes (nothing is left for a recovery to do), and the restored codes'
-   * verification says they were put back and are checked again. A failure here is logged: the answer stands, and a
-   * journal left over is settled by the recovery (putting back codes that are already back changes nothing).
+   * After the saga undid what it could: the journal goes (the answer names what is left to check), and the planned
+   * codes' verification says they were put back and are checked again, or, for the ones that could not be, that a
+   * person must look. A failure here is logged: the answer stands, and a journal left over is settled by the recovery
+   * (putting back codes that are already back changes nothing).
    */
-  private async closeJournal(courseId: string, lease: ResetLease, restored: readonly CapturedAssessment[]): Promise<void> {
+  private async closeJournal(
+    courseId: string,
+    lease: ResetLease,
+    planned: readonly CapturedAssessment[],
+    unrestored: readonly CapturedAssessment[],
+  ): Promise<void> {
+    const restored = planned.filter((assessment) => !unrestored.includes(assessment));
     try {
       const pool = await this.deps.orm.em.getConnection().getNativeClient();
       await inTransaction(pool, async (client) => {
         const tx = sqlOnClient(client);
         await markCodesUnknown(tx, courseId, restored.map((assessment) => assessment.id), VERIFICATION_REASONS.resetUndone);
-        await tx.execute('delete from course_reset_journal where course_id = ? and owner = ?', [courseId, lease.owner], 'run');
+        await markCodesUnknown(tx, courseId, unrestored.map((assessment) => assessment.id), VERIFICATION_REASONS.resetNotRestored);
+        await deleteJournal(tx, courseId, lease.owner);
       });
     } catch (error) {
       this.deps.logger.warn({ err: error, courseId }, 'the journal of a rolled-back course reset could not be closed; the recovery settles it');

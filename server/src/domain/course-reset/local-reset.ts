@@ -9,7 +9,7 @@ import { deleteCourseTokens } from '../exam-browser/token-store.js';
 import { clearCoursePolicy, deleteCourseSettings } from '../settings/reset-statements.js';
 import type { ResetReceipt } from './model.js';
 import type { PresetAssignmentCleanup } from './preset-assignments.js';
-import { deleteJournalInTransaction } from './reset-journal.js';
+import { deleteJournal } from './reset-journal.js';
 import { ResetLeaseLostError, type ResetLease } from './reset-lease.js';
 
 /**
@@ -112,7 +112,7 @@ async function resetStatements(tx: SqlOnClient, input: LocalResetInput): Promise
   const stored = await storeResetReceipt(tx, input.accountId, courseId, { receiptId: receipt.receiptId, resetAt: receipt.resetAt, receipt });
   if (!stored) throw new Error('the course connection record is gone');
   // The journal goes with the records: one left behind means this transaction never committed.
-  await deleteJournalInTransaction(tx, courseId);
+  await deleteJournal(tx, courseId);
   await input.recordSuccess(tx, receipt);
   return receipt;
 }

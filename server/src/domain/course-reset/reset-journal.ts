@@ -118,10 +118,6 @@ export class ResetJournal {
     return rows[0] === undefined ? null : this.entryOf(rows[0]);
   }
 
-  async delete(courseId: string, owner: string): Promise<void> {
-    await this.connection().execute('delete from course_reset_journal where course_id = ? and owner = ?', [courseId, owner], 'run');
-  }
-
   /** Courses with a journal and no live reset lease: their reset's process is gone. */
   async abandoned(limit = 20): Promise<string[]> {
     const rows = await this.connection().execute<{ course_id: string }[]>(
@@ -160,7 +156,11 @@ export class ResetJournal {
   }
 }
 
-/** The reset's transaction deletes the journal with everything else: a committed reset leaves none behind. */
-export async function deleteJournalInTransaction(tx: SqlOnClient, courseId: string): Promise<void> {
-  await tx.execute('delete from course_reset_journal where course_id = ?', [courseId], 'run');
+/**
+ * Deletes the course's journal in a transaction that settles the reset: the reset's own (a committed reset leaves none
+ * behind), or the one that records it undone. With `owner`, only while that lease owner still holds it.
+ */
+export async function deleteJournal(tx: SqlOnClient, courseId: string, owner?: string): Promise<void> {
+  if (owner === undefined) await tx.execute('delete from course_reset_journal where course_id = ?', [courseId], 'run');
+  else await tx.execute('delete from course_reset_journal where course_id = ? and owner = ?', [courseId, owner], 'run');
 }

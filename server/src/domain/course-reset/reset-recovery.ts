@@ -10,7 +10,7 @@ import { writeLmsAccessCode } from '../enforcement/lms-access-code.js';
 import { markCodesUnknown } from '../settings/verification-records.js';
 import { commitLocalReset } from './local-reset.js';
 import { NO_PRESET_ASSIGNMENTS, type PresetAssignmentCleanup } from './preset-assignments.js';
-import type { JournalEntry, ResetJournal } from './reset-journal.js';
+import { deleteJournal, type JournalEntry, type ResetJournal } from './reset-journal.js';
 import { ResetLease, RESET_LEASE_TTL_SECONDS } from './reset-lease.js';
 
 /**
@@ -153,7 +153,7 @@ export class ResetRecovery {
     await inTransaction(pool, async (client) => {
       const tx = sqlOnClient(client);
       await markCodesUnknown(tx, courseId, journal.plan.map((assessment) => assessment.id), VERIFICATION_REASONS.resetUndone);
-      await tx.execute('delete from course_reset_journal where course_id = ? and owner = ?', [courseId, journal.owner], 'run');
+      await deleteJournal(tx, courseId, journal.owner);
       await this.deps.audit.record(
         this.entry(journal, by, 'compensated', { phase: journal.phase, codesRestored: restored.length, startedBy: journal.byLmsUserId }),
         tx,
@@ -166,7 +166,7 @@ export class ResetRecovery {
     const pool = await this.deps.orm.em.getConnection().getNativeClient();
     await inTransaction(pool, async (client) => {
       const tx = sqlOnClient(client);
-      await tx.execute('delete from course_reset_journal where course_id = ? and owner = ?', [journal.courseId, journal.owner], 'run');
+      await deleteJournal(tx, journal.courseId, journal.owner);
       await this.deps.audit.record(
         this.entry(journal, by, 'verify-required', { phase: journal.phase, toCheck: toCheck.slice(0, 100), startedBy: journal.byLmsUserId }),
         tx,
