@@ -161,6 +161,9 @@ describe('a reset that dies in its LMS phase is undone from its journal', () => 
         ENFORCED.map((id) => ({ content_id: id, verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetRunning })),
       );
       expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started']);
+      const detail = await t.request('GET', '/api/admin/courses/101');
+      const shown = (detail.json().course.assessments as { id: string; verificationStatus: string }[]).filter((a) => (ENFORCED as readonly string[]).includes(a.id));
+      expect(shown.map((assessment) => assessment.verificationStatus)).toEqual(['unverified', 'unverified', 'unverified']);
 
       expect(await sweep()).toEqual({ '101': 'compensated' });
 
