@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { inject } from 'vitest';
 import { failNextWrites, runSql, stallWrites, terminateBackend } from '../support/db-faults.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';
-import { createContext, resetRecoveryLms } from '../../src/app.js';
+import { createContext } from '../../src/app.js';
 import { createLogger } from '../../src/logger.js';
 import { FAST_OAUTH } from '../support/oauth-testbed.js';
 import { createAdminBed, type AdminBed } from './harness.js';
-import { auditEntries, enforceCourse, ENFORCED, lmsCodes, reset } from './reset-harness.js';
+import { auditEntries, enforceCourse, ENFORCED, lmsCodes, reset, settledBySweep } from './reset-harness.js';
 
 /**
  * The course reset when its database transaction fails, for real: a write the database refuses, a commit it refuses, a
@@ -192,7 +192,7 @@ describe('an ambiguous commit is decided from the receipt', () => {
     // The lease could not be released while the database was away; a recovery waits until it has run out.
     await runSql(direct, [`update lease set expires_at = now() - interval '1 second' where name = 'course-reset:101'`]);
     const recoverer = await createContext({ config: t.bed.t.config, logger: createLogger('silent'), db: t.bed.t.db, oauth: FAST_OAUTH });
-    expect(await recoverer.admin.resetRecovery.sweep(resetRecoveryLms(recoverer))).toEqual({ '101': 'recovered' });
+    await settledBySweep(t, recoverer, 'recovered');
     const after = await snapshot();
     expect(after.lms).toEqual(resetState(before));
     expect(after.local).toMatchObject({ settings: '[]', cached: '[]' });

@@ -4,14 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
-import { createContext, resetRecoveryLms } from '../../src/app.js';
+import { createContext } from '../../src/app.js';
 import type { AppContext } from '../../src/context.js';
 import { createLogger } from '../../src/logger.js';
 import { ACTION_TOKEN_HEADER } from '../../src/security/action-token.js';
 import { stallWrites } from '../support/db-faults.js';
 import { BASE_URL, FAST_OAUTH, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, storeGrant } from '../support/oauth-testbed.js';
 import { createAdminBed, LMS_URL, type AdminBed } from './harness.js';
-import { auditEntries, enforceCourse, lmsCodes, localState, RESET } from './reset-harness.js';
+import { auditEntries, enforceCourse, lmsCodes, localState, RESET, settledBySweep } from './reset-harness.js';
 
 /**
  * A course reset in a real process of the service, killed with SIGKILL in the middle: once right after the LMS applied
@@ -131,10 +131,6 @@ async function leaseRunsOut(): Promise<void> {
   await t.sql(`update lease set expires_at = now() - interval '1 second' where name = 'course-reset:101'`);
 }
 
-function sweep() {
-  return recoverer.admin.resetRecovery.sweep(resetRecoveryLms(recoverer));
-}
-
 describe('a reset whose process is killed', () => {
   it('right after the LMS applied its second removal: the recovery puts both codes back, nothing deleted', async () => {
     const before = { lms: lmsCodes(t.bed.lms), local: await localState(t) };
@@ -149,7 +145,7 @@ describe('a reset whose process is killed', () => {
     expect(await t.sql(`select phase, removed from course_reset_journal`)).toEqual([{ phase: 'lms', removed: ['classicquiz_201', 'classicquiz_202'] }]);
 
     await leaseRunsOut();
-    expect(await sweep()).toEqual({ '101': 'compensated' });
+    await settledBySweep(t, recoverer, 'compensated');
     expect({ lms: lmsCodes(t.bed.lms), local: await localState(t) }).toEqual(before);
     expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.codesRestored])).toEqual([
       ['started', undefined],
@@ -176,7 +172,7 @@ describe('a reset whose process is killed', () => {
     expect(JSON.parse((await localState(t)).settings)).toHaveLength(3);
 
     await leaseRunsOut();
-    expect(await sweep()).toEqual({ '101': 'recovered' });
+    await settledBySweep(t, recoverer, 'recovered');
     const local = await localState(t);
     expect(local.settings).toBe('[]');
     expect(lmsCodes(t.bed.lms).quizzes).toEqual(before.quizzes.map((quiz) => (quiz.id === 201 || quiz.id === 202 ? { ...quiz, accessCode: null } : quiz)));
