@@ -9,7 +9,8 @@ import { DomainError } from '../domain-error.js';
  * The management locks, as rows of the `lease` table so every instance sees them:
  * - `assessment:{courseId}:{contentId}`: one mutation of an assessment at a time (enforcement, policy, code).
  * - `course-write:{courseId}`: one course-level write at a time (defaults, discovery, tool copies into the course).
- * - `course-reset:{courseId}`: set by the administrator's course reset while it runs; every mutation checks it.
+ * - `course-reset:{courseId}`: set by the administrator's course reset while it runs; every mutation checks it, and the
+ *   reset's journal (`course_reset_journal`), which outlives a reset whose process died until it is settled.
  *
  * A lock is never waited for: an overlapping request is refused with 409 and may simply be retried, which keeps
  * requests short and makes a double click harmless.
