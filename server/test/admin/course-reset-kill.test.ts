@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,7 @@ import { auditEntries, enforceCourse, lmsCodes, localState, RESET, settledBySwee
  * (`server/dist`, `npm run build`).
  */
 const CHILD_SCRIPT = fileURLToPath(new URL('../support/service-child.mjs', import.meta.url));
+const BUILT_SERVICE = fileURLToPath(new URL('../../dist/domain/course-reset/reset-journal.js', import.meta.url));
 
 let t: AdminBed;
 let recoverer: AppContext;
@@ -31,6 +33,7 @@ let child: ChildProcess | null = null;
 let killAfter: (request: IncomingMessage) => boolean = () => false;
 
 beforeAll(async () => {
+  if (!existsSync(BUILT_SERVICE)) throw new Error('the built service is missing: run `npm run build` first');
   t = await createAdminBed();
   recoverer = await createContext({ config: t.bed.t.config, logger: createLogger('silent'), db: t.bed.t.db, oauth: FAST_OAUTH });
   relay = createServer((request, response) => void forward(request, response));
