@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { SqlOnClient } from '../../db/pg-transaction.js';
 import { open, seal } from '../../security/aead.js';
 import { deriveKey } from '../../security/derived-keys.js';
+import { lockNames } from '../locks.js';
 import { contentTypeSchema } from '../settings/model.js';
 
 /**
@@ -122,9 +123,9 @@ export class ResetJournal {
   async abandoned(limit = 20): Promise<string[]> {
     const rows = await this.connection().execute<{ course_id: string }[]>(
       `select j.course_id from course_reset_journal j
-       where not exists (select 1 from lease l where l.name = 'course-reset:' || j.course_id and l.expires_at > now())
+       where not exists (select 1 from lease l where l.name = ? || j.course_id and l.expires_at > now())
        order by j.started_at limit ?`,
-      [limit],
+      [lockNames.courseReset(''), limit],
     );
     return rows.map((row) => row.course_id);
   }
