@@ -11,6 +11,7 @@ import { Migration20261125100000_tool_presets } from './Migration20261125100000_
 import { Migration20261125200000_course_reset_receipt } from './Migration20261125200000_course_reset_receipt.js';
 import { Migration20261125300000_access_code_verification } from './Migration20261125300000_access_code_verification.js';
 import { Migration20261125400000_assessment_activity } from './Migration20261125400000_assessment_activity.js';
+import { Migration20261127000000_course_reset_journal } from './Migration20261127000000_course_reset_journal.js';
 import { Migration20261127100000_session_start_token } from './Migration20261127100000_session_start_token.js';
 
 /**
@@ -30,5 +31,6 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125200000_course_reset_receipt', class: Migration20261125200000_course_reset_receipt },
   { name: 'Migration20261125300000_access_code_verification', class: Migration20261125300000_access_code_verification },
   { name: 'Migration20261125400000_assessment_activity', class: Migration20261125400000_assessment_activity },
+  { name: 'Migration20261127000000_course_reset_journal', class: Migration20261127000000_course_reset_journal },
   { name: 'Migration20261127100000_session_start_token', class: Migration20261127100000_session_start_token },
 ];

@@ -22,6 +22,7 @@ import { notFoundPage } from './http/not-found.js';
 import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
+import { RESET_LEASE_TTL_SECONDS } from './domain/course-reset/reset-lease.js';
 import { postgresBudget } from './security/admission-budget.js';
 import { lazyRequestLoggerFactory } from './http/request-logger.js';
 import { registerPublicRoutes } from './http/public.js';
@@ -201,6 +202,17 @@ export function createAccessCodeVerifier(
   });
 }
 
+/** How often every instance looks for interrupted course resets: four times per reset lease lifetime. */
+export const RESET_RECOVERY_INTERVAL_MS = (RESET_LEASE_TTL_SECONDS * 1000) / 4;
+
+/** The LMS a recovery restores codes with: the stored grant of whoever started the reset, or of another manager. */
+export function resetRecoveryLms(ctx: AppContext) {
+  return async (courseId: string, preferredLmsUserId: string) => {
+    const holder = await ctx.oauth.tokens.courseManagerHolder(courseId, preferredLmsUserId);
+    return holder === null ? null : ctx.lms.forPrincipal(holder);
+  };
+}
+
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const ctx = await createContext(options);
   const { config } = ctx;
@@ -246,6 +258,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
   app.addHook('onClose', () => verifier.stop());
+  // A course reset whose process died is finished or undone from its journal once its lease expired: at this
+  // instance's start, then a few times per lease lifetime, so the LMS and the records agree within one lifetime.
+  schedulePeriodicTask(app, 'course-reset recovery', RESET_RECOVERY_INTERVAL_MS, () => ctx.admin.resetRecovery.sweep(resetRecoveryLms(ctx)), {
+    atStart: true,
+  });
 
   // The hot public routes (the quiz page's scripts and requirement check, the proof and redemption, the exam browser's
   // download) read no cookie and keep no session: they live outside the session's scope and pay none of its hooks.

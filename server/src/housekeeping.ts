@@ -22,12 +22,19 @@ export function scheduleHousekeeping(app: FastifyInstance, stores: Record<string
 
 /**
  * Runs `task` every `intervalMs` on every instance (`0` switches it off); tasks that must not overlap across instances
- * take a lease themselves. A run still going when the next is due is not doubled.
+ * take a lease themselves. A run still going when the next is due is not doubled. `atStart` also runs it once as soon
+ * as the instance is ready, without holding up the start (work a dead instance left behind is picked up at once).
  */
-export function schedulePeriodicTask(app: FastifyInstance, name: string, intervalMs: number, task: () => Promise<unknown>): void {
+export function schedulePeriodicTask(
+  app: FastifyInstance,
+  name: string,
+  intervalMs: number,
+  task: () => Promise<unknown>,
+  options: { readonly atStart?: boolean } = {},
+): void {
   if (intervalMs <= 0) return;
   let running = false;
-  const timer = setInterval(() => {
+  const run = () => {
     if (running) return;
     running = true;
     task()
@@ -35,7 +42,9 @@ export function schedulePeriodicTask(app: FastifyInstance, name: string, interva
       .finally(() => {
         running = false;
       });
-  }, intervalMs);
+  };
+  const timer = setInterval(run, intervalMs);
   timer.unref();
+  if (options.atStart === true) app.addHook('onReady', async () => run());
   app.addHook('onClose', async () => clearInterval(timer));
 }

@@ -28,6 +28,9 @@ const OUTCOME_KEYS = {
   failed: 'teacher:audit.outcome.failed',
   'rolled-back': 'teacher:audit.outcome.rolled-back',
   'verify-required': 'teacher:audit.outcome.verify-required',
+  started: 'teacher:audit.outcome.started',
+  recovered: 'teacher:audit.outcome.recovered',
+  compensated: 'teacher:audit.outcome.compensated',
 } as const;
 
 const ROLE_KEYS = {

@@ -7,7 +7,8 @@ import type { Principal } from '../identity/principal.js';
  * which outcome. One writer for every feature, so an exam board reads one list.
  */
 
-export const AUDIT_OUTCOMES = ['success', 'refused', 'failed', 'rolled-back', 'verify-required'] as const;
+/** `started`, `recovered` and `compensated`: a course reset begun, and one finished or undone after its process died. */
+export const AUDIT_OUTCOMES = ['success', 'refused', 'failed', 'rolled-back', 'verify-required', 'started', 'recovered', 'compensated'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export type AuditActorRole = 'instructor' | 'admin' | 'student' | 'system';
 

@@ -22,15 +22,6 @@ export async function releaseLease(orm: MikroORM, name: string, owner: string): 
   await orm.em.getConnection().execute('delete from lease where name = ? and owner = ?', [name, owner], 'run');
 }
 
-/** Whether someone holds a live (unexpired) lease of this name; markers such as a running course reset are leases too. */
-export async function isLeaseHeld(orm: MikroORM, name: string): Promise<boolean> {
-  const rows = await orm.em.getConnection().execute<{ held: number }[]>(
-    'select 1 as held from lease where name = ? and expires_at > now()',
-    [name],
-  );
-  return rows.length > 0;
-}
-
 /**
  * Extends a lease this owner still holds unexpired; `false` once it expired or passed to another owner. Inside a
  * transaction the row lock it takes keeps the lease from being taken over until that transaction ends.

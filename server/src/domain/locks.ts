@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { isLeaseHeld, releaseLease, tryAcquireLease } from '../db/leases.js';
+import { releaseLease, tryAcquireLease } from '../db/leases.js';
 import { DomainError } from '../domain-error.js';
 
 /**
  * The management locks, as rows of the `lease` table so every instance sees them:
  * - `assessment:{courseId}:{contentId}`: one mutation of an assessment at a time (enforcement, policy, code).
  * - `course-write:{courseId}`: one course-level write at a time (defaults, discovery, tool copies into the course).
- * - `course-reset:{courseId}`: set by the administrator's course reset while it runs; every mutation checks it.
+ * - `course-reset:{courseId}`: set by the administrator's course reset while it runs; every mutation checks it, and the
+ *   reset's journal (`course_reset_journal`), which outlives a reset whose process died until it is settled.
  *
  * A lock is never waited for: an overlapping request is refused with 409 and may simply be retried, which keeps
  * requests short and makes a double click harmless.
@@ -48,9 +49,18 @@ export class ManagementLocks {
     private readonly logger: Logger,
   ) {}
 
-  /** Refuses with `COURSE_RESET_IN_PROGRESS` while a reset of the course runs. */
+  /**
+   * Refuses with `COURSE_RESET_IN_PROGRESS` while a reset of the course runs, or one that was interrupted has not been
+   * finished or undone yet (its journal is still there): a change made meanwhile would be overwritten by the codes the
+   * recovery puts back, or deleted by the transaction it finishes.
+   */
   async assertNoReset(courseId: string): Promise<void> {
-    if (await isLeaseHeld(this.orm, lockNames.courseReset(courseId))) throw courseResetInProgressError();
+    const rows = await this.orm.em.getConnection().execute<{ held: number }[]>(
+      `select 1 as held from lease where name = ? and expires_at > now()
+       union all select 1 from course_reset_journal where course_id = ? limit 1`,
+      [lockNames.courseReset(courseId), courseId],
+    );
+    if (rows.length > 0) throw courseResetInProgressError();
   }
 
   /**

@@ -12,6 +12,7 @@ export const KEY_PURPOSES = [
   'exb-quit-hmac',
   'exb-grant',
   'settings-secrets',
+  'course-reset-journal',
 ] as const;
 
 export type KeyPurpose = (typeof KEY_PURPOSES)[number];

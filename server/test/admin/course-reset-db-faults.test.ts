@@ -2,8 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { inject } from 'vitest';
 import { failNextWrites, runSql, stallWrites, terminateBackend } from '../support/db-faults.js';
 import { startTcpRelay, type TcpRelay } from '../support/tcp-proxy.js';
+import { createContext } from '../../src/app.js';
+import { createLogger } from '../../src/logger.js';
+import { FAST_OAUTH } from '../support/oauth-testbed.js';
 import { createAdminBed, type AdminBed } from './harness.js';
-import { auditEntries, enforceCourse, ENFORCED, lmsCodes, reset } from './reset-harness.js';
+import { auditEntries, enforceCourse, ENFORCED, lmsCodes, reset, settledBySweep } from './reset-harness.js';
 
 /**
  * The course reset when its database transaction fails, for real: a write the database refuses, a commit it refuses, a
@@ -76,7 +79,7 @@ describe('a definite transaction failure is compensated', () => {
       await fault.remove();
     }
     expect(await snapshot()).toEqual(before);
-    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['rolled-back']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'rolled-back']);
   });
 
   it('when the database refuses the COMMIT itself (a deferred check): the server rolled back, so it is definite', async () => {
@@ -126,7 +129,7 @@ describe('an ambiguous commit is decided from the receipt', () => {
       await stall.remove();
     }
     expect(await snapshot()).toEqual(before);
-    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['rolled-back']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'rolled-back']);
   });
 
   it('not committed (COMMIT never reached the server): compensated, nothing lost', async () => {
@@ -151,7 +154,7 @@ describe('an ambiguous commit is decided from the receipt', () => {
     expect(after.lms).toEqual(resetState(before));
     expect(after.local).toMatchObject({ settings: '[]', cached: '[]', receipt: JSON.stringify([{ reset_receipt_id: body.receipt.id }]) });
     // The success entry was written in the transaction that committed; nothing else was recorded.
-    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['success']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'success']);
   });
 
   it('unreadable (the database stays unreachable): 409 ADMIN_COURSE_RESET_VERIFY_REQUIRED naming every removed code', async () => {
@@ -171,5 +174,29 @@ describe('an ambiguous commit is decided from the receipt', () => {
     expect(after.lms).toEqual(resetState(before));
     expect(after.local.settings).toBe('[]');
     await relay.start();
+    // It committed, and the journal went with it: nothing is left for a recovery to do.
+    expect(await runSql(direct, [`select course_id from course_reset_journal`])).toEqual([]);
+  });
+
+  it('unreadable and not committed (COMMIT never arrived, the database stays away): the journal stays, and the reset is finished from it', async () => {
+    const before = await snapshot();
+    const cut = relay.cutOnce({ after: 'reset_receipt_id', on: 'commit', drop: 'request', then: () => relay.stop() });
+    const response = await reset(t);
+    await cut;
+    expect(response.statusCode, response.body).toBe(409);
+    expect(response.json()).toMatchObject({ error_code: 'ADMIN_COURSE_RESET_VERIFY_REQUIRED', outcome: 'verify-required' });
+    await relay.start();
+    // Nothing of the transaction is there, but every code is gone from the LMS: the journal tells the recovery so.
+    expect((await records()).settings).toBe(before.local.settings);
+    expect(await runSql(direct, [`select phase from course_reset_journal where course_id = '101'`])).toEqual([{ phase: 'local' }]);
+    // The lease could not be released while the database was away; a recovery waits until it has run out.
+    await runSql(direct, [`update lease set expires_at = now() - interval '1 second' where name = 'course-reset:101'`]);
+    const recoverer = await createContext({ config: t.bed.t.config, logger: createLogger('silent'), db: t.bed.t.db, oauth: FAST_OAUTH });
+    await settledBySweep(t, recoverer, 'recovered');
+    const after = await snapshot();
+    expect(after.lms).toEqual(resetState(before));
+    expect(after.local).toMatchObject({ settings: '[]', cached: '[]' });
+    expect(await runSql(direct, [`select course_id from course_reset_journal`])).toEqual([]);
+    expect((await auditEntries(t)).map((entry) => entry.outcome)).toEqual(['started', 'recovered']);
   });
 });

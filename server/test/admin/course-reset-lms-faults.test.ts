@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { http } from 'msw';
 import type { FaultSpec } from '../../../e2e/src/lms/faults.js';
+import { VERIFICATION_REASONS } from '../../src/domain/enforcement/access-code-verification.js';
 import { createAdminBed, LMS_URL, type AdminBed } from './harness.js';
 import { auditEntries, codeWrites, enforceCourse, lastSeq, lmsCodes, localState, reset, ROUTES } from './reset-harness.js';
 
@@ -121,7 +122,10 @@ describe('a failure in the LMS phase is compensated in reverse order', () => {
     expect(response.json().message).toContain('nothing was deleted');
     expect(codeWrites(t.bed.lms, seq)).toEqual([{ path: '/api/v1/courses/101/quizzes/201', write: 'remove', status: 403, fault: 'forbidden' }]);
     expect(await snapshot()).toEqual(before);
-    expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.failedStep])).toEqual([['rolled-back', 'classicquiz_201']]);
+    expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.failedStep])).toEqual([
+      ['started', undefined],
+      ['rolled-back', 'classicquiz_201'],
+    ]);
   });
 
   it('at the first removal, applied but answered with an error: that code is put back', async () => {
@@ -219,8 +223,16 @@ describe('a failure during compensation names what to check', () => {
     expect(after.local).toEqual(before.local);
     expect(after.lms.newQuizzes).toEqual(before.lms.newQuizzes);
     expect(after.lms.quizzes).toEqual(before.lms.quizzes.map((quiz) => (quiz.id === 202 ? { ...quiz, accessCode: null } : quiz)));
-    const [entry] = await auditEntries(t);
+    const [started, entry] = await auditEntries(t);
+    expect(started).toMatchObject({ outcome: 'started', details: { codesRemoved: 3 } });
     expect(entry).toMatchObject({ outcome: 'verify-required', details: { failedStep: 'newquiz:101:301', toCheck: ['classicquiz_202'] } });
+    // Nobody's view says `verified`: the codes put back are to be checked again, the lost one is for a person to repair.
+    expect(await t.sql(`select content_id, verification_status, verification_reason from assessment_setting where course_id = '101' and enabled order by 1`)).toEqual([
+      { content_id: 'classicquiz_201', verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetUndone },
+      { content_id: 'classicquiz_202', verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetNotRestored },
+      { content_id: 'newquiz:101:301', verification_status: 'unverified', verification_reason: VERIFICATION_REASONS.resetUndone },
+    ]);
+    expect(await t.sql(`select course_id from course_reset_journal`)).toEqual([]);
   });
 
   it('names every removed code when the grant is revoked mid-reset, so nothing could be restored', async () => {

@@ -130,7 +130,7 @@ describe('two resets of one course at once', () => {
       '/api/quiz/v1/courses/101/quizzes/301',
     ]);
     await expectConsistent();
-    expect((await auditEntries(t)).map((entry) => entry.outcome).sort()).toEqual(['refused', 'success']);
+    expect((await auditEntries(t)).map((entry) => entry.outcome).sort()).toEqual(['refused', 'started', 'success']);
   });
 });
 
@@ -156,7 +156,10 @@ describe('a reset that loses its lock', () => {
     expect(codeWrites(t.bed.lms, seq).map((write) => [write.path, write.write])).toEqual([['/api/v1/courses/101/quizzes/201', 'remove']]);
     expect(await localState(t)).toEqual(before.local);
     expect(lmsCodes(t.bed.lms).quizzes).toEqual(before.lms.quizzes.map((quiz) => (quiz.id === 201 ? { ...quiz, accessCode: null } : quiz)));
-    expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.toCheck])).toEqual([['verify-required', ['classicquiz_201']]]);
+    expect((await auditEntries(t)).map((entry) => [entry.outcome, entry.details.toCheck])).toEqual([
+      ['started', undefined],
+      ['verify-required', ['classicquiz_201']],
+    ]);
   });
 });
 

@@ -77,10 +77,13 @@ describe('a successful reset', () => {
     });
     // The other course is untouched, and the lock is gone.
     expect(await t.sql(`select count(*)::int as n from lease`)).toEqual([{ n: 0 }]);
+    // The journal went with the records, in the same transaction.
+    expect(await t.sql(`select course_id from course_reset_journal`)).toEqual([]);
 
     // Audited with who and what, never a code.
     const entries = await auditEntries(t);
     expect(entries).toEqual([
+      { outcome: 'started', course_id: '101', actor_lms_user_id: '1', details: { assessmentsCleared: 6, codesRemoved: 3 } },
       {
         outcome: 'success',
         course_id: '101',

@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import type { MockLms } from '../../../e2e/src/lms/index.js';
+import { resetRecoveryLms } from '../../src/app.js';
+import type { AppContext } from '../../src/context.js';
 import type { AdminBed } from './harness.js';
 
 /**
@@ -117,4 +119,18 @@ export async function auditEntries(t: AdminBed) {
   return t.sql<{ outcome: string; details: Record<string, unknown>; actor_lms_user_id: string; course_id: string }>(
     `select outcome, details, actor_lms_user_id, course_id from audit_entry where action = 'course.reset' order by id`,
   );
+}
+
+/**
+ * Runs the recovery sweep as an instance does, and expects it to settle course 101 with `outcome`. Every instance of
+ * the test bed also sweeps on its own every 15 s: when one of them took the course first, this waits until it is
+ * settled (the audit trail then tells the outcome).
+ */
+export async function settledBySweep(t: AdminBed, recoverer: AppContext, outcome: string): Promise<void> {
+  const result = await recoverer.admin.resetRecovery.sweep(resetRecoveryLms(recoverer));
+  if (result['101'] === undefined) {
+    await expect.poll(() => t.sql(`select course_id from course_reset_journal`), { timeout: 10_000 }).toEqual([]);
+  } else {
+    expect(result).toEqual({ '101': outcome });
+  }
 }

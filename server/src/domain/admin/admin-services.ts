@@ -4,6 +4,8 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import { AccountAuditTrail } from '../activity/audit-views.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { CourseResetWorkflow } from '../course-reset/course-reset-workflow.js';
+import { ResetJournal } from '../course-reset/reset-journal.js';
+import { ResetRecovery } from '../course-reset/reset-recovery.js';
 import type { ManagementServices } from '../management-services.js';
 import { createPresetServices, deleteCourseAssignments, type PresetServices } from '../presets/index.js';
 import { AdminAccounts } from './admin-accounts.js';
@@ -32,6 +34,8 @@ export interface AdminServices {
   readonly presets: PresetServices;
   /** The course reset: preview and the compensating workflow. */
   readonly reset: CourseResetWorkflow;
+  /** Finishes or undoes resets whose process died, from their journal (the start and the periodic sweep). */
+  readonly resetRecovery: ResetRecovery;
   /** What summaries start without waiting (backfill, reconciliation); tests wait for it with `idle()`. */
   readonly background: BackgroundWork;
   /** The account's audit trail, paged and exported. */
@@ -41,7 +45,7 @@ export interface AdminServices {
 export interface AdminDependencies {
   readonly orm: MikroORM;
   readonly logger: Logger;
-  readonly config: Pick<AppConfig, 'admin' | 'lmsUrl' | 'baseUrl'> & { exb: Pick<AppConfig['exb'], 'managedQuitPassword'> };
+  readonly config: Pick<AppConfig, 'admin' | 'lmsUrl' | 'baseUrl' | 'secrets'> & { exb: Pick<AppConfig['exb'], 'managedQuitPassword'> };
   readonly management: ManagementServices;
   readonly audit: AuditLog;
 }
@@ -64,6 +68,10 @@ export function createAdminServices(deps: AdminDependencies): AdminServices {
     baseUrl: config.baseUrl,
     batchSize: config.admin.reconcileBatchSize,
   });
+  // The reset's transaction deletes the course's preset assignments too; presets stay.
+  const presetAssignments = { deleteForCourse: deleteCourseAssignments };
+  const journal = new ResetJournal(orm, config.secrets.appSecret);
+  const resetRecovery = new ResetRecovery({ orm, journal, audit: deps.audit, logger, presetAssignments });
   return {
     connections,
     accounts,
@@ -91,9 +99,11 @@ export function createAdminServices(deps: AdminDependencies): AdminServices {
       settings: deps.management.settings,
       audit: deps.audit,
       logger,
-      // The reset's transaction deletes the course's preset assignments too; presets stay.
-      presetAssignments: { deleteForCourse: deleteCourseAssignments },
+      presetAssignments,
+      journal,
+      recovery: resetRecovery,
     }),
+    resetRecovery,
     background,
     auditTrail: new AccountAuditTrail(deps.audit),
   };

@@ -9,6 +9,7 @@ import { deleteCourseTokens } from '../exam-browser/token-store.js';
 import { clearCoursePolicy, deleteCourseSettings } from '../settings/reset-statements.js';
 import type { ResetReceipt } from './model.js';
 import type { PresetAssignmentCleanup } from './preset-assignments.js';
+import { deleteJournal } from './reset-journal.js';
 import { ResetLeaseLostError, type ResetLease } from './reset-lease.js';
 
 /**
@@ -18,7 +19,8 @@ import { ResetLeaseLostError, type ResetLease } from './reset-lease.js';
  * (defaults and tool catalog, cleared on a row that is kept so the reset generation only ever grows; copies check the
  * generation), the transient student state (open config grants, handoffs, proofs, exit grants) and, through
  * `PresetAssignmentCleanup`, the course's preset assignments. LMS OAuth grants of the course's users are not touched.
- * The connection record gets the receipt, and the audit trail the success entry, in the same transaction.
+ * The connection record gets the receipt, the reset's journal is deleted, and the audit trail gets the success entry, in
+ * the same transaction.
  *
  * It runs on one pooled `pg` client with explicit `BEGIN` and `COMMIT`, so it knows when `COMMIT` was sent.
  *
@@ -109,6 +111,8 @@ async function resetStatements(tx: SqlOnClient, input: LocalResetInput): Promise
   };
   const stored = await storeResetReceipt(tx, input.accountId, courseId, { receiptId: receipt.receiptId, resetAt: receipt.resetAt, receipt });
   if (!stored) throw new Error('the course connection record is gone');
+  // The journal goes with the records: one left behind means this transaction never committed.
+  await deleteJournal(tx, courseId);
   await input.recordSuccess(tx, receipt);
   return receipt;
 }

@@ -71,11 +71,12 @@ export function rollbackVerifyRequired(assessments: readonly ResetAssessment[]):
   );
 }
 
-export function verifyRequired(reason: 'lease-lost' | 'commit-unknown', assessments: readonly ResetAssessment[]): DomainError {
-  const why =
-    reason === 'lease-lost'
-      ? 'The reset lost its lock on the course before it finished, so it stopped.'
-      : 'The connection to the database was lost while the reset was being saved, and whether it was saved could not be read back.';
+export function verifyRequired(reason: 'lease-lost' | 'commit-unknown' | 'interrupted', assessments: readonly ResetAssessment[]): DomainError {
+  const why = {
+    'lease-lost': 'The reset lost its lock on the course before it finished, so it stopped.',
+    'commit-unknown': 'The connection to the database was lost while the reset was being saved, and whether it was saved could not be read back.',
+    interrupted: 'An earlier reset of this course was interrupted, and the access codes it removed could not be put back yet. Nothing was changed now.',
+  }[reason];
   return refusal(
     ErrorCodes.ADMIN_COURSE_RESET_VERIFY_REQUIRED,
     `${why} Refresh the course and check these assessments in the LMS before trying again.`,

@@ -35,6 +35,9 @@ export const VERIFICATION_REASONS = {
   grantExpired: 'The LMS authorization used for checking has expired; open the tool and connect the LMS account again.',
   noGrant: 'No stored LMS authorization of someone who manages this course could check it.',
   failed: 'The last check could not reach the LMS; it is tried again later.',
+  resetRunning: 'A course reset is removing this access code in the LMS; whether it is still there is not known until the reset has ended.',
+  resetUndone: 'A course reset was undone and this access code put back in the LMS; the next check confirms it.',
+  resetNotRestored: 'A course reset could not put this access code back in the LMS; check the quiz there and require the exam browser again.',
 } as const;
 
 /** The one rule comparing the stored code with the LMS's. */

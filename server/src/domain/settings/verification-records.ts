@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlOnClient } from '../../db/pg-transaction.js';
 import { verificationStatusSchema, type ContentType, type VerificationStatus } from './model.js';
 import { checkCourse, checkScope } from './settings-scope.js';
 
@@ -53,6 +54,23 @@ export async function recordVerification(
     [verificationStatusOf(outcome.status), outcome.reason?.slice(0, 200) ?? null, outcome.byLmsUserId, courseId, contentId, version],
   );
   return rows.length > 0;
+}
+
+/**
+ * Marks assessments whose access code a course reset is about to change in the LMS as `unverified`, with why: while
+ * the reset runs (or after it was cut off) nobody knows whether the LMS still holds their codes, so no view may keep
+ * saying `verified`. `verified_at` is cleared so the background verifier checks them before anything else once the
+ * reset was undone. Like a check, it leaves the setting's version alone.
+ */
+export async function markCodesUnknown(tx: SqlOnClient, courseId: string, contentIds: readonly string[], reason: string): Promise<void> {
+  checkCourse(courseId);
+  if (contentIds.length === 0) return;
+  await tx.execute(
+    `update assessment_setting set verification_status = 'unverified', verification_reason = ?, verified_at = null
+     where course_id = ? and content_id = any(?::text[])`,
+    [reason.slice(0, 200), courseId, [...contentIds]],
+    'run',
+  );
 }
 
 /** The last check of every enforced assessment of the course, by content id. */
