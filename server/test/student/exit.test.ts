@@ -144,8 +144,9 @@ describe('exit routes', () => {
     h.clock.advance(120 + 3600 + 1);
     try {
       await store.purgeExpired();
-      // Left: the spent grant with its Config Key and the exit grant, both within their 12 hours.
-      expect(await count()).toBe(2);
+      // Left: the spent grant with its Config Key and the exit grant, both within their 12 hours, and the session start,
+      // whose 15 minutes ended less than an hour ago.
+      expect(await count()).toBe(3);
       h.clock.advance(43_200);
       await store.purgeExpired();
       expect(await count()).toBe(0);
