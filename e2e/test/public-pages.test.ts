@@ -44,6 +44,14 @@ describe.runIf(browserAvailable())('public pages in Chromium', () => {
     await expect.poll(() => page.getByText('url:GET|/api/v1/courses', { exact: true }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
     const copyButtons = page.getByRole('button', { name: /copy/i });
     expect(await copyButtons.count()).toBeGreaterThan(5);
+    // The session scope the key editor does not offer: added with one developer keys API call, include parameters on.
+    await expect.poll(() => page.getByRole('heading', { name: 'Add the session scope through the developer keys API' }).count()).toBe(1);
+    const call = page.locator('code, pre').filter({ hasText: "curl -X PUT 'http://localhost:3001/api/v1/developer_keys/KEY_ID'" }).first();
+    const text = (await call.textContent())!;
+    expect(text).toContain('"allow_includes":true');
+    expect(text).toContain('"require_scopes":true');
+    expect(text).toContain('url:GET|/api/v1/login/session_token');
+    await expect.poll(() => page.getByRole('button', { name: /Developer keys API call/ }).count()).toBe(1);
     await page.close();
   });
 

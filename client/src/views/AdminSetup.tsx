@@ -205,29 +205,29 @@ function SetupGuide({ data }: { data: Data }) {
           <List.Item>
             <Say k="setup.step3.save" />
           </List.Item>
+        </List>
+        <Heading level="h3" id="api-key-scopes" margin="medium 0 xx-small">
+          {t('setup.step3.apiTitle')}
+        </Heading>
+        <Text as="p">
+          <Say k="setup.step3.apiIntro" />
+        </Text>
+        <List as="ol" margin="0" itemSpacing="small">
           <List.Item>
-            <Heading level="h3" id="api-key-scopes" margin="0 0 xx-small">
-              {t('setup.step3.apiTitle')}
-            </Heading>
-            <Text as="p">
-              <Say k="setup.step3.apiIntro" />
-            </Text>
-            <List as="ol" margin="0" itemSpacing="x-small">
-              <List.Item>
-                <Say k="setup.step3.apiToken" />
-              </List.Item>
-              <List.Item>
-                <Say k="setup.step3.apiRun" />
-                <CopyableValue
-                  label={t('setup.step3.apiCall')}
-                  value={developerKeyCall(data.lmsUrl ?? 'https://lms.example.edu', [...(data.applicationScopes ?? []), ...(data.adminScopes ?? [])])}
-                  block
-                />
-              </List.Item>
-              <List.Item>
-                <Say k="setup.step3.apiCheck" />
-              </List.Item>
-            </List>
+            <Say k="setup.step3.apiToken" />
+          </List.Item>
+          <List.Item>
+            <Say k="setup.step3.apiRun" />
+            <View as="div" display="block" margin="small 0 0">
+              <CopyableValue
+                label={t('setup.step3.apiCall')}
+                value={developerKeyCall(data.lmsUrl ?? 'https://lms.example.edu', [...(data.applicationScopes ?? []), ...(data.adminScopes ?? [])])}
+                block
+              />
+            </View>
+          </List.Item>
+          <List.Item>
+            <Say k="setup.step3.apiCheck" />
           </List.Item>
         </List>
       </Step>

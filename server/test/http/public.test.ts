@@ -76,6 +76,9 @@ describe('public and health routes', () => {
     expect(response.statusCode).toBe(200);
     const bootstrap = bootstrapOf(response.body);
     expect(bootstrap).toMatchObject({ view: 'admin-setup', detailed: true, toolUrl: 'https://tool.example.test/lti/launch' });
+    // For the developer keys API call that adds the session scope.
+    expect(bootstrap).toMatchObject({ lmsUrl: 'https://lms.example.test' });
+    expect(bootstrap.applicationScopes).toContain('url:GET|/api/v1/login/session_token');
   });
 
   it('unknown /api routes answer a JSON 404', async () => {

@@ -169,6 +169,10 @@ describe('POST /lti/launch: roles', () => {
       expect(details).toContain(name);
     }
     expect(details).toContain('$Lms.user.id');
+    // The page shows the code's message (`errors` catalogue), which names the fix in both languages.
+    const { translator } = await import('../../src/i18n/translator.js');
+    expect(translator('en')('errors:LmsLtiConfigurationError')).toMatch(/update the tool’s LTI developer key: in Admin → Developer Keys/);
+    expect(translator('de')('errors:LmsLtiConfigurationError')).toMatch(/LTI-Entwicklerschlüssel des Tools aktualisieren/);
   });
 
   it('takes identifiers from the signed token only, never from the query or the form', async () => {
