@@ -66,6 +66,8 @@ import { createOAuthServices, type OAuthServiceOptions } from './oauth/services.
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
+import { dropEndedSession } from './security/session.js';
+import { SessionGenerations } from './security/session-generations.js';
 import { loadToolKeys } from './security/tool-keys.js';
 import { LtiAdmission } from './lti/admission.js';
 import { TransactionBinder } from './lti/login-state.js';
@@ -161,6 +163,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     logger,
     db,
     oneTimeStore,
+    sessionGenerations: new SessionGenerations(pool),
     ...oauthServices,
     identity,
     audit,
@@ -288,6 +291,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     app.decorate('createSecureSession', withSession.createSecureSession);
     app.decorate('encodeSecureSession', withSession.encodeSecureSession);
     app.decorate('decodeSecureSession', withSession.decodeSecureSession);
+    // After the cookie is opened and before any route reads it: a session whose person's sessions were ended is gone.
+    withSession.addHook('onRequest', (request) => dropEndedSession(request, ctx.sessionGenerations));
 
     await registerPublicRoutes(withSession, ctx);
     await registerLtiRoutes(withSession, ctx);

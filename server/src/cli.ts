@@ -5,11 +5,14 @@ import { openDatabase, type Database } from './db/orm.js';
 import { createLogger } from './logger.js';
 import { exitOnStartupError } from './main.js';
 import { describeMigrationReport, migrateTokens } from './oauth/migrate-tokens.js';
+import { SessionGenerations } from './security/session-generations.js';
 
 interface CommandContext {
   config: AppConfig;
   db: Database;
   logger: Logger;
+  /** The words after the command's name. */
+  args: string[];
   print(line: string): void;
 }
 
@@ -32,6 +35,19 @@ export const commands: Record<string, Command> = {
       for (const line of describeMigrationReport(report, config.secrets.tokenEncryptionKeys[0]!.kid)) print(line);
       // Rows no key opens need an operator's attention (a key dropped too early); a script must be able to tell.
       return report.unreadable > 0 ? 3 : 0;
+    },
+  },
+  'end-sessions': {
+    summary: 'end every session of one person: end-sessions <issuer> <subject> (the launch\'s iss and sub)',
+    async run({ db, args, print }) {
+      const [issuer, subject] = args;
+      if (args.length !== 2 || !issuer || !subject) {
+        print('Usage: npm run cli -- end-sessions <issuer> <subject>');
+        return 2;
+      }
+      const generation = await new SessionGenerations(db.pool).endSessions({ issuer, subject });
+      // Other instances refuse the ended sessions within their generation cache's few seconds.
+      print(`Ended the sessions of ${subject} (${issuer}); their next launch starts session generation ${generation}.`);
     },
   },
   'migrations:pending': {
@@ -58,7 +74,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv = process.en
   const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel);
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger, poolSize: 2 });
   try {
-    return (await command.run({ config, db, logger, print })) ?? 0;
+    return (await command.run({ config, db, logger, args: argv.slice(1), print })) ?? 0;
   } finally {
     await db.close();
   }

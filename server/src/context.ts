@@ -18,6 +18,7 @@ import type { LmsConnector } from './lms/connector.js';
 import type { OAuthServices } from './oauth/services.js';
 import type { ActionTokens } from './security/action-token.js';
 import type { OneTimeStore } from './security/one-time-store.js';
+import type { SessionGenerations } from './security/session-generations.js';
 import type { ToolKey } from './security/tool-keys.js';
 
 /**
@@ -29,6 +30,8 @@ export interface AppContext {
   logger: Logger;
   db: Database;
   oneTimeStore: OneTimeStore;
+  /** Each person's session generation: ends their sessions, and tells every session read whether it was ended. */
+  sessionGenerations: SessionGenerations;
   toolKeys: ToolKey[];
   shell: ShellRenderer;
   /** The certificate exam-browser configurations are encrypted for, loaded once at start. */

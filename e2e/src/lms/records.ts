@@ -58,7 +58,12 @@ export interface Course {
   createdAt: string;
 }
 
-export type EnrollmentState = 'active' | 'invited' | 'completed' | 'inactive';
+/**
+ * An enrollment's `workflow_state`. Removing someone from a course does not erase the row: the LMS's enrollment
+ * `destroy` only sets `deleted` (`app/models/enrollment.rb#destroy`), and concluding sets `completed`
+ * (`enrollments_api_controller.rb#destroy`, `task=delete|conclude`).
+ */
+export type EnrollmentState = 'active' | 'invited' | 'completed' | 'inactive' | 'deleted';
 
 export interface Enrollment {
   id: number;

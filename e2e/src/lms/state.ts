@@ -162,10 +162,26 @@ export class LmsState {
     return user;
   }
 
+  /**
+   * The user's enrollments that still exist for the LMS: a deleted one stays stored but every scope the API, the
+   * launch roles and the permissions read excludes it (`Enrollment.not_deleted` in `app/models/enrollment.rb`).
+   */
   enrollmentsOf(userId: number, courseId?: number): Enrollment[] {
     return [...this.enrollments.values()].filter(
-      (enrollment) => enrollment.userId === userId && (courseId === undefined || enrollment.courseId === courseId),
+      (enrollment) =>
+        enrollment.userId === userId && enrollment.state !== 'deleted' && (courseId === undefined || enrollment.courseId === courseId),
     );
+  }
+
+  /**
+   * Removes a user from a course as an administrator or teacher does in the LMS (`DELETE
+   * /api/v1/courses/:course_id/enrollments/:id`, `enrollments_api_controller.rb#destroy`): `delete` (the default) sets
+   * every enrollment of the user in the course to `deleted`, `conclude` to `completed`. Returns how many changed.
+   */
+  removeFromCourse(userId: number, courseId: number, task: 'delete' | 'conclude' = 'delete'): number {
+    const enrollments = this.enrollmentsOf(userId, courseId);
+    for (const enrollment of enrollments) enrollment.state = task === 'delete' ? 'deleted' : 'completed';
+    return enrollments.length;
   }
 
   adminMembershipsOf(userId: number): AccountAdmin[] {

@@ -61,8 +61,11 @@ export async function handleLaunch(
     return identified.error === null ? sendNotAuthorized(reply, ctx, locale) : sendLtiError(reply, ctx, identified.error, locale);
   }
   const { principal, target } = identified;
+  // Read past the cache: a launch right after the person's sessions were ended must carry the new generation.
+  const generation = await ctx.sessionGenerations.read({ issuer: principal.issuer, subject: principal.ltiSubject });
   const session = startSession(request, {
     principal,
+    generation,
     launchTarget: target.path,
     lmsReturnUrl: lmsHomeUrl(ctx.config.lmsUrl, principal),
     exbLaunches: carriedExbLaunches(readSessionOfAnyAge(request), principal),

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { DomainError } from '../domain-error.js';
+import { ConfirmationCache } from './confirmation-cache.js';
 import type { CoursePrincipal, Principal } from './principal.js';
 import type { LmsApi } from '../lms/api.js';
 import type { LmsConnector } from '../lms/connector.js';
@@ -8,6 +9,7 @@ import { LmsAuthorizationRequiredError, isLmsError } from '../lms/errors.js';
 import type { BindingRepository, ContextKind, ContextRef, SubjectRef, UserBindingSource } from './binding-repository.js';
 
 type AdminPrincipal = Extract<Principal, { kind: 'admin' }>;
+type InstructorPrincipal = Extract<Principal, { kind: 'instructor' }>;
 
 /** Why a launch is refused: a claimed id contradicts what the LMS proved before. */
 export type LaunchIdentityConflict = 'user' | 'context';
@@ -18,10 +20,13 @@ export type AdministratorConfirmation = 'confirmed' | 'not-root' | 'mismatch' | 
 /** How many proven context bindings this process remembers; a binding never changes once written. */
 const PROVEN_CACHE_LIMIT = 10_000;
 /**
- * How long this process trusts an administrator's confirmation before asking the LMS again. Unlike a binding, being
- * an administrator can end; the window bounds how long a removed administrator keeps acting through this instance.
+ * How long this process trusts an administrator's or an instructor's confirmation before asking the LMS again. Unlike
+ * a binding, a role can end; the window bounds how long someone removed keeps acting through this instance.
  */
-const ADMIN_CONFIRMATION_TTL_MS = 5 * 60 * 1000;
+export const ROLE_CONFIRMATION_TTL_MS = 5 * 60 * 1000;
+
+/** The enrollment types (as the LMS's course list names them) that make a course instructor: teacher, TA, designer. */
+const INSTRUCTOR_ENROLLMENT_TYPES: ReadonlySet<string> = new Set(['teacher', 'ta', 'designer']);
 
 export function contextRefOf(principal: Principal): ContextRef {
   return principal.kind === 'admin'
@@ -42,15 +47,18 @@ export function contextRefOf(principal: Principal): ContextRef {
  */
 export class IdentityService {
   private readonly proven = new Map<string, string>();
-  private readonly confirmedAdministrators = new Map<string, number>();
+  /** Administrators and instructors the LMS confirmed lately, per person and account or course. */
+  private readonly confirmedRoles: ConfirmationCache;
 
   constructor(
     private readonly bindings: BindingRepository,
     private readonly users: UserBindingSource,
     private readonly lms: LmsConnector,
     private readonly logger: Logger,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.confirmedRoles = new ConfirmationCache(ROLE_CONFIRMATION_TTL_MS, now, PROVEN_CACHE_LIMIT);
+  }
 
   /** Launch step after the role decision: `null` when nothing proven contradicts the principal. */
   async checkLaunch(principal: Principal): Promise<LaunchIdentityConflict | null> {
@@ -134,17 +142,52 @@ export class IdentityService {
 
   /** Administrator actions: a confirmed root-account administrator (re-confirmed every few minutes per process). */
   async requireAdministrator(principal: AdminPrincipal): Promise<void> {
-    const key = JSON.stringify([principal.issuer, principal.ltiSubject, principal.lmsUserId, principal.accountId, principal.ltiContextId]);
-    const confirmedAt = this.confirmedAdministrators.get(key);
-    if (confirmedAt !== undefined && this.now() - confirmedAt < ADMIN_CONFIRMATION_TTL_MS) return;
+    const key = JSON.stringify(['admin', principal.issuer, principal.ltiSubject, principal.lmsUserId, principal.accountId, principal.ltiContextId]);
+    if (this.confirmedRoles.has(key)) return;
     if (!(await this.userProven(principal))) throw new LmsAuthorizationRequiredError('identity', 'identity-unproven');
     const confirmation = await this.confirmAdministrator(principal, this.lms.forPrincipal(principal));
     if (confirmation !== 'confirmed') {
-      this.confirmedAdministrators.delete(key);
+      this.confirmedRoles.forget(key);
       throw new DomainError(ErrorCodes.ADMIN_NOT_CONFIRMED, 'The LMS does not confirm you as an administrator of this root account.');
     }
-    if (this.confirmedAdministrators.size >= PROVEN_CACHE_LIMIT) this.confirmedAdministrators.clear();
-    this.confirmedAdministrators.set(key, this.now());
+    this.confirmedRoles.remember(key);
+  }
+
+  /**
+   * Whether the LMS still lists the instructor in the course, asked with the instructor's own grant: the course list
+   * of the user (`GET /api/v1/courses?enrollment_state=active`, the one course read the application scopes allow)
+   * carries the caller's own enrollments per course. A removed (deleted) or concluded enrollment is not active, and a
+   * teacher who is now only a student there holds no instructor enrollment.
+   */
+  async confirmInstructor(principal: InstructorPrincipal, lms: LmsApi): Promise<boolean> {
+    const courses = await lms.listCourses({ enrollmentState: 'active' });
+    const course = courses.find((candidate) => candidate.id === principal.courseId);
+    return (
+      course?.enrollments.some(
+        (enrollment) =>
+          INSTRUCTOR_ENROLLMENT_TYPES.has(enrollment.type) &&
+          (enrollment.enrollmentState === null || enrollment.enrollmentState === 'active') &&
+          (enrollment.userId === null || enrollment.userId === principal.lmsUserId),
+      ) ?? false
+    );
+  }
+
+  /**
+   * Before a secret is revealed or a course setting is written: the proven instructor is still an instructor of the
+   * course in the LMS (re-confirmed every few minutes per process, per person and course). The launch's roles are
+   * only as current as the launch, and a session lives for hours.
+   */
+  async requireInstructor(principal: InstructorPrincipal): Promise<void> {
+    const key = JSON.stringify(['instructor', principal.issuer, principal.ltiSubject, principal.lmsUserId, principal.courseId]);
+    if (this.confirmedRoles.has(key)) return;
+    if (!(await this.confirmInstructor(principal, this.lms.forPrincipal(principal)))) {
+      this.logger.info({ courseId: principal.courseId }, 'the LMS no longer lists the instructor in the course');
+      throw new DomainError(
+        ErrorCodes.INSTRUCTOR_REQUIRED,
+        'The LMS no longer lists you as an instructor of this course, so this change or password is not available.',
+      );
+    }
+    this.confirmedRoles.remember(key);
   }
 
   /**

@@ -3,6 +3,7 @@ import { SUPPORTED_LOCALES, negotiateLocale, type Locale } from '@exb/shared/i18
 import { z } from 'zod';
 import { principalSchema, type Principal } from '../identity/principal.js';
 import { randomToken, sha256Hex } from './random-token.js';
+import type { SessionGenerations } from './session-generations.js';
 
 /**
  * What the encrypted session cookie holds. `sid` is a random session id, replaced at every successful launch (so a
@@ -21,6 +22,11 @@ export const sessionDataSchema = z.object({
   locale: z.enum(SUPPORTED_LOCALES).optional(),
   /** When the launch that created the session happened; popup handovers keep it. */
   createdAt: z.number(),
+  /**
+   * The person's session generation at the launch (`session-generations.ts`); a session older than the current one
+   * was ended. Sessions sealed before generations existed carry none and count as generation 0.
+   */
+  generation: z.number().int().nonnegative().default(0),
 });
 
 export type SessionData = z.infer<typeof sessionDataSchema>;
@@ -46,6 +52,18 @@ export function readSessionOfAnyAge(request: FastifyRequest): SessionData | null
 export function readSession(request: FastifyRequest, now: number = Date.now()): SessionData | null {
   const session = readSessionOfAnyAge(request);
   return session !== null && now - session.createdAt < SESSION_MAX_AGE_MS ? session : null;
+}
+
+/**
+ * Runs before anything reads the request's session: empties it when the person's sessions were ended after it was
+ * sealed, so every read that follows finds none (and the answer clears the cookie). A relaunch then starts a new one.
+ */
+export async function dropEndedSession(request: FastifyRequest, generations: Pick<SessionGenerations, 'valid'>): Promise<void> {
+  const session = readSessionOfAnyAge(request);
+  if (session === null) return;
+  const person = { issuer: session.principal.issuer, subject: session.principal.ltiSubject };
+  if (await generations.valid(person, session.generation)) return;
+  request.session.regenerate();
 }
 
 export function readPrincipal(request: FastifyRequest): Principal | null {

@@ -85,6 +85,7 @@ export function sessionFor(
     createdAt?: number;
     exbLaunches?: Record<string, number>;
     locale?: SessionData['locale'];
+    generation?: number;
   } = {},
 ): TestSession {
   const session: SessionData = {
@@ -95,6 +96,7 @@ export function sessionFor(
     exbLaunches: options.exbLaunches ?? {},
     ...(options.locale ? { locale: options.locale } : {}),
     createdAt: options.createdAt ?? Date.now(),
+    generation: options.generation ?? 0,
   };
   const sealed = app.encodeSecureSession(app.createSecureSession({ data: session }));
   // The sealed value contains `;`, so it travels percent-encoded as the cookie plugin itself sends it.

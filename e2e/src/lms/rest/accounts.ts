@@ -50,7 +50,7 @@ function dbState(course: Course): 'claimed' | 'available' | 'completed' | 'delet
 
 function teacherNames(lms: LmsRuntime, course: Course): string[] {
   return [...lms.state.enrollments.values()]
-    .filter((e) => e.courseId === course.id && e.type === 'teacher')
+    .filter((e) => e.courseId === course.id && e.type === 'teacher' && e.state !== 'deleted')
     .map((e) => lms.state.users.get(e.userId)?.name ?? '');
 }
 
@@ -74,7 +74,7 @@ function accountCourses(lms: LmsRuntime, userId: number, account: Account, url: 
   for (const root of bySubaccounts.length > 0 ? bySubaccounts : [account.id]) {
     if (lms.state.accountSubtree(account.id).has(root)) for (const id of lms.state.accountSubtree(root)) scope.add(id);
   }
-  const hasEnrollments = (course: Course) => [...lms.state.enrollments.values()].some((e) => e.courseId === course.id);
+  const hasEnrollments = (course: Course) => [...lms.state.enrollments.values()].some((e) => e.courseId === course.id && e.state !== 'deleted');
   const term = searchTerm?.toLowerCase();
   const courses = [...lms.state.courses.values()].filter((course) => {
     if (!scope.has(course.accountId)) return false;

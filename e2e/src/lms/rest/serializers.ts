@@ -95,7 +95,7 @@ export function courseJson(lms: LmsRuntime, course: Course, options: CourseJsonO
   if (include.has('total_students')) json.total_students = students().length;
   if (include.has('teachers')) {
     json.teachers = [...state.enrollments.values()]
-      .filter((e) => e.courseId === course.id && e.type === 'teacher' && e.state !== 'inactive')
+      .filter((e) => e.courseId === course.id && e.type === 'teacher' && e.state !== 'inactive' && e.state !== 'deleted')
       .map((e) => state.users.get(e.userId))
       .filter((user) => user !== undefined)
       .map((user) => ({

@@ -64,8 +64,10 @@ const provenCourse = withRefusals.use(async ({ ctx, next }) => {
 
 const instructorQuery = provenCourse;
 
-// The cross-site guard of mutations runs before all of this (`publicProcedure`).
+// The cross-site guard of mutations runs before all of this (`publicProcedure`). Every mutation reveals a secret or
+// writes a course setting, so the LMS must still list the instructor in the course (re-confirmed every few minutes).
 const instructorMutation = provenCourse.use(async ({ ctx, next }) => {
+  await ctx.app.identity.requireInstructor(ctx.principal);
   await ctx.services.locks.assertNoReset(ctx.principal.courseId);
   return next();
 });
