@@ -73,6 +73,7 @@ export async function audited<T>(
   try {
     details = describe(result);
   } catch {
+    // The change has happened: a detail that cannot be described must not turn its answer into a failure.
     details = {};
   }
   await audit.complete(attempt, 'success', details);

@@ -110,7 +110,9 @@ export class PresetService {
     const { accountId } = actor.principal;
     const preset = await this.preset(accountId, presetId);
     if (!isLmsId(courseId) || (await this.deps.connections.find(accountId, courseId)) === null) throw courseNotConnected();
-    const attempt = await this.deps.audit.begin(this.entry(actor, 'tool-preset.assign', { presetId: preset.id, assigned }, courseId));
+    // Entered before anything changes, like every audited change; completed with the synchronization's outcome, which
+    // (unlike a thrown error) still answers 502 after the wish was saved.
+    const attempt = await this.deps.audit.begin(auditEntry(actor, { action: 'tool-preset.assign', courseId }, 'pending', { presetId: preset.id, assigned }));
     let outcome: Awaited<ReturnType<CourseSync['synchronize']>>;
     let status: string;
     try {
@@ -118,7 +120,8 @@ export class PresetService {
       outcome = await this.deps.sync.synchronize(accountId, courseId, lms);
       status = (await this.deps.assignments.status(preset.id, courseId)) ?? 'pending';
     } catch (error) {
-      await this.deps.audit.complete(attempt, ...failureOf(error));
+      const { outcome: failed, errorCode } = refusedOrFailed(error);
+      await this.deps.audit.complete(attempt, failed, { errorCode });
       throw error;
     }
     await this.deps.audit.complete(attempt, outcome.ok ? 'success' : 'failed', { status, ...(outcome.ok ? {} : { failure: outcome.errorCode }) });
@@ -225,10 +228,6 @@ export class PresetService {
     return audited(this.deps.audit, actor, { ...target, courseId: null }, work, describe);
   }
 
-  private entry(actor: Actor, action: string, details: AuditDetails, courseId: string) {
-    return auditEntry(actor, { action, courseId }, 'pending', details);
-  }
-
 }
 
 function changedFields(before: PresetDefinition, after: PresetDefinition): string[] {
@@ -241,8 +240,3 @@ function changedFields(before: PresetDefinition, after: PresetDefinition): strin
   return fields;
 }
 
-/** The outcome and code a thrown attempt is completed with. */
-function failureOf(error: unknown): [outcome: 'refused' | 'failed', details: AuditDetails] {
-  const { outcome, errorCode } = refusedOrFailed(error);
-  return [outcome === 'refused' ? 'refused' : 'failed', { errorCode }];
-}
