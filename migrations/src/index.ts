@@ -14,6 +14,7 @@ import { Migration20261125400000_assessment_activity } from './Migration20261125
 import { Migration20261127000000_course_reset_journal } from './Migration20261127000000_course_reset_journal.js';
 import { Migration20261127100000_session_start_token } from './Migration20261127100000_session_start_token.js';
 import { Migration20261127300000_session_generation } from './Migration20261127300000_session_generation.js';
+import { Migration20261127400000_audit_pending } from './Migration20261127400000_audit_pending.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -35,4 +36,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127000000_course_reset_journal', class: Migration20261127000000_course_reset_journal },
   { name: 'Migration20261127100000_session_start_token', class: Migration20261127100000_session_start_token },
   { name: 'Migration20261127300000_session_generation', class: Migration20261127300000_session_generation },
+  { name: 'Migration20261127400000_audit_pending', class: Migration20261127400000_audit_pending },
 ];

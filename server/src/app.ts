@@ -149,7 +149,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     { config, pool, clock, logger, certificates: exbCertificates, lms: oauthServices.lms, tokens: oauthServices.oauth.tokens, identity },
     options.examBrowser,
   );
-  const audit = new AuditLog(db.orm);
+  const audit = new AuditLog(db.orm, logger.child({ component: 'audit' }));
   const management = createManagementServices({
     db,
     audit,

@@ -23,6 +23,7 @@ const ACTION_KEYS = {
 } as const;
 
 const OUTCOME_KEYS = {
+  pending: 'teacher:audit.outcome.pending',
   success: 'teacher:audit.outcome.success',
   refused: 'teacher:audit.outcome.refused',
   failed: 'teacher:audit.outcome.failed',

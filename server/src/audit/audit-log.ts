@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Principal } from '../identity/principal.js';
 
@@ -7,8 +8,12 @@ import type { Principal } from '../identity/principal.js';
  * which outcome. One writer for every feature, so an exam board reads one list.
  */
 
-/** `started`, `recovered` and `compensated`: a course reset begun, and one finished or undone after its process died. */
-export const AUDIT_OUTCOMES = ['success', 'refused', 'failed', 'rolled-back', 'verify-required', 'started', 'recovered', 'compensated'] as const;
+/**
+ * `pending`: an attempt entered before it changes anything, completed with its outcome after (`audited`); one that
+ * stays `pending` was attempted but its outcome could not be written. `started`, `recovered` and `compensated`: a course
+ * reset begun, and one finished or undone after its process died.
+ */
+export const AUDIT_OUTCOMES = ['pending', 'success', 'refused', 'failed', 'rolled-back', 'verify-required', 'started', 'recovered', 'compensated'] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 export type AuditActorRole = 'instructor' | 'admin' | 'student' | 'system';
 
@@ -38,6 +43,9 @@ export const auditEntrySchema = z.object({
     .default({})
     .refine((details) => Object.keys(details).every((key) => !SECRET_KEY.test(key)), 'audit details never name a secret'),
 });
+
+/** What completes a pending entry: its outcome and the details its result adds (the same rules as an entry's). */
+const completionSchema = auditEntrySchema.pick({ outcome: true, details: true });
 
 export type AuditEntryInput = z.input<typeof auditEntrySchema>;
 export type AuditEntry = z.output<typeof auditEntrySchema> & { id: string; occurredAt: Date };
@@ -88,33 +96,74 @@ interface Row {
   details: Record<string, z.infer<typeof detailValue>>;
 }
 
+/** The insert of one entry, checked against the schema (secret-looking detail keys refused). */
+function insertStatement(input: AuditEntryInput): { sql: string; params: unknown[] } {
+  const entry = auditEntrySchema.parse(input);
+  return {
+    sql: `insert into audit_entry (root_account_id, course_id, content_id, action, outcome, actor_lms_user_id, actor_name,
+         actor_role, request_id, details)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
+    params: [
+      entry.rootAccountId,
+      entry.courseId,
+      entry.contentId,
+      entry.action,
+      entry.outcome,
+      entry.actor.lmsUserId,
+      entry.actor.name,
+      entry.actor.role,
+      entry.requestId,
+      JSON.stringify(entry.details),
+    ],
+  };
+}
+
+/** A pending entry's id (`begin`), which `complete` fills in with the outcome. */
+export type AuditAttempt = { readonly id: string };
+
 export class AuditLog {
-  constructor(private readonly orm: MikroORM) {}
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly logger?: Logger,
+  ) {}
 
   /**
    * Appends one entry. Pass the transaction's executor when the entry belongs to a change made in the same transaction,
    * so the trail never claims a change that rolled back.
    */
   async record(input: AuditEntryInput, executor: SqlExecutor = this.orm.em.getConnection()): Promise<void> {
-    const entry = auditEntrySchema.parse(input);
-    await executor.execute(
-      `insert into audit_entry (root_account_id, course_id, content_id, action, outcome, actor_lms_user_id, actor_name,
-         actor_role, request_id, details)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb)`,
-      [
-        entry.rootAccountId,
-        entry.courseId,
-        entry.contentId,
-        entry.action,
-        entry.outcome,
-        entry.actor.lmsUserId,
-        entry.actor.name,
-        entry.actor.role,
-        entry.requestId,
-        JSON.stringify(entry.details),
-      ],
-      'run',
-    );
+    const { sql, params } = insertStatement(input);
+    await executor.execute(sql, params, 'run');
+  }
+
+  /**
+   * Enters an attempt as `pending` before it changes anything. When this throws, the caller must not make the change:
+   * that is what keeps every change in the trail.
+   */
+  async begin(input: Omit<AuditEntryInput, 'outcome'>): Promise<AuditAttempt> {
+    const { sql, params } = insertStatement({ ...input, outcome: 'pending' });
+    const rows = await this.orm.em.getConnection().execute<Array<{ id: string | number }>>(`${sql} returning id`, params, 'all');
+    return { id: String(rows[0]!.id) };
+  }
+
+  /**
+   * Completes a pending entry with the attempt's outcome, adding `details` to those it began with. Never throws: the
+   * change it records has happened (or failed) by now, and the caller must get that answer, not the trail's failure;
+   * the entry then stays `pending` and the failure is logged.
+   */
+  async complete(attempt: AuditAttempt, outcome: AuditOutcome, details: AuditEntryInput['details'] = {}): Promise<void> {
+    try {
+      const completion = completionSchema.parse({ outcome, details });
+      await this.orm.em
+        .getConnection()
+        .execute(
+          `update audit_entry set outcome = ?, details = details || ?::jsonb where id = ? and outcome = 'pending'`,
+          [completion.outcome, JSON.stringify(completion.details), attempt.id],
+          'run',
+        );
+    } catch (error) {
+      this.logger?.error({ err: error, auditEntryId: attempt.id, outcome }, 'audit entry stays pending: its outcome could not be written');
+    }
   }
 
   /** Newest first, filtered; `limit` bounded by the caller's page size. */

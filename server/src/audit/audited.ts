@@ -16,11 +16,15 @@ export function auditedBy(ctx: { readonly principal: Principal; readonly request
 
 export type AuditDetails = NonNullable<AuditEntryInput['details']>;
 
-/** What an entry is about: the action (`area.verb`) and the course and assessment it touches. */
+/**
+ * What an entry is about: the action (`area.verb`), the course and assessment it touches (none for an account-wide
+ * change), and details known before the attempt (the record it is about), which the outcome's details add to.
+ */
 export interface AuditTarget {
   readonly action: string;
-  readonly courseId: string;
+  readonly courseId: string | null;
   readonly contentId?: string | null;
+  readonly details?: AuditDetails;
 }
 
 /** How an attempt that threw is entered: its outcome and the code its details name (never the error's message). */
@@ -39,10 +43,14 @@ export const failedWithCode: FailureEntry = (error) => {
 };
 
 /**
- * Runs one change to enforcement or its secrets and appends its entry: the outcome with the details `describe` gives,
- * or, when the change throws, the outcome and code `failure` gives (by default `refused` for a domain refusal, 4xx, or
- * `failed`). Every domain service that changes enforcement goes through here, so instructor and administrator actions
- * are recorded alike.
+ * Runs one change to enforcement or its secrets and records it: the attempt is entered as `pending` before `work`
+ * starts, then completed with the outcome and the details `describe` gives, or, when the change throws, the outcome and
+ * code `failure` gives (by default `refused` for a domain refusal, 4xx, or `failed`). Every domain service that changes
+ * enforcement goes through here, so instructor and administrator actions are recorded alike.
+ *
+ * The order is what keeps every change in the trail: when the attempt cannot be entered, nothing is changed and the
+ * caller gets the error; once the change has run, its answer is the caller's, and a completion that cannot be written
+ * leaves the entry `pending` (logged) instead of telling the caller that a change which happened failed.
  */
 export async function audited<T>(
   audit: AuditLog,
@@ -52,16 +60,23 @@ export async function audited<T>(
   describe: (result: T) => AuditDetails = () => ({}),
   failure: FailureEntry = refusedOrFailed,
 ): Promise<T> {
+  const attempt = await audit.begin(auditEntry(by, target, 'pending', target.details ?? {}));
   let result: T;
   try {
     result = await work();
   } catch (error) {
     const { outcome, errorCode } = failure(error);
-    // The attempt's failure is what the caller must see; a trail write failing on top of it must not replace it.
-    await audit.record(auditEntry(by, target, outcome, { errorCode })).catch(() => undefined);
+    await audit.complete(attempt, outcome, { errorCode });
     throw error;
   }
-  await audit.record(auditEntry(by, target, 'success', describe(result)));
+  let details: AuditDetails;
+  try {
+    details = describe(result);
+  } catch {
+    // The change has happened: a detail that cannot be described must not turn its answer into a failure.
+    details = {};
+  }
+  await audit.complete(attempt, 'success', details);
   return result;
 }
 

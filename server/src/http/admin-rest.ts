@@ -51,6 +51,7 @@ export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppCont
   const assessment = (request: FastifyRequest) => ({ courseId: params(request).courseId!, assessmentId: params(request).assessmentId! });
 
   app.get('/api/admin/summary', handle((api) => api.summary()));
+  app.post('/api/admin/catch-up', guard, handle((api) => api.catchUp()));
   app.get(
     '/api/admin/courses',
     handle((api, request) => {

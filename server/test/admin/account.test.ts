@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAdminBed, LMS_ROUTES, type AdminBed } from './harness.js';
 
-/** The account-wide routes: summary (with the legacy backfill), terms and the live course catalog. */
+/** The account-wide routes: summary, the catch-up that runs the legacy backfill, terms and the live course catalog. */
 let t: AdminBed;
 
 beforeAll(async () => {
@@ -17,6 +17,12 @@ async function get(path: string) {
   const response = await t.request('GET', path);
   expect(response.statusCode, response.body).toBe(200);
   return response.json();
+}
+
+async function catchUp() {
+  const response = await t.request('POST', '/api/admin/catch-up');
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json() as { success: true; backfilled: boolean };
 }
 
 async function enable(courseId: string, contentId: string, exitPassword = 'exit-1') {
@@ -82,7 +88,17 @@ describe('GET /api/admin/summary', () => {
     expect(t.bed.lms.calls.count()).toBe(calls);
   });
 
-  it('backfills, once, the courses instructors already manage in this root account, in the background', async () => {
+  it('writes nothing: no backfill, no reconciliation, whoever sends the GET', async () => {
+    await enable('101', 'classicquiz_201');
+    t.bed.lms.calls.clear();
+    expect((await get('/api/admin/summary')).summary.courseCount).toBe(0);
+    await t.idle();
+    expect(await t.sql('select course_id from admin_course')).toEqual([]);
+    expect(await t.sql('select account_id from admin_account where legacy_backfill_at is not null')).toEqual([]);
+    expect(t.bed.lms.calls.count(LMS_ROUTES.getCourse)).toBe(0);
+  });
+
+  it('POST /api/admin/catch-up backfills, once, the courses instructors already manage in this root account', async () => {
     await enable('101', 'classicquiz_201');
     await t.settings.saveCourseDefaults('104', { courseId: '104', urlRules: [], externalTools: [], startPassword: null, exitPassword: null, setupCompleted: false });
     await t.sql(
@@ -92,7 +108,7 @@ describe('GET /api/admin/summary', () => {
     await enable('170', 'classicquiz_999');
     await t.connect('105');
 
-    await get('/api/admin/summary');
+    expect(await catchUp()).toEqual({ success: true, backfilled: true });
     await t.idle();
     const rows = await t.sql<{ course_id: string; origin: string; enabled_assessment_count: number; assessment_count: number }>(
       'select course_id, origin, enabled_assessment_count, assessment_count from admin_course order by course_id',
@@ -109,20 +125,20 @@ describe('GET /api/admin/summary', () => {
     await enable('102', 'classicquiz_205');
     await t.sql("delete from admin_course where course_id = '104'");
     const calls = t.bed.lms.calls.count(LMS_ROUTES.getCourse);
-    await get('/api/admin/summary');
+    expect(await catchUp()).toEqual({ success: true, backfilled: true });
     await t.idle();
     expect(t.bed.lms.calls.count(LMS_ROUTES.getCourse)).toBe(calls);
     expect(await t.sql("select 1 from admin_course where course_id = '104'")).toEqual([]);
   });
 
-  it('retries the backfill on a later summary when the LMS failed midway', async () => {
+  it('retries the backfill on a later catch-up when the LMS failed midway', async () => {
     await enable('101', 'classicquiz_201');
     // The client sends a failed read once more; both attempts fail.
     t.bed.lms.faults.next(LMS_ROUTES.getCourse, { status: 503, times: 2 });
-    await get('/api/admin/summary');
+    expect(await catchUp()).toEqual({ success: true, backfilled: false });
     await t.idle();
     expect(await t.sql('select course_id from admin_course')).toEqual([]);
-    await get('/api/admin/summary');
+    expect(await catchUp()).toEqual({ success: true, backfilled: true });
     await t.idle();
     expect(await t.sql('select course_id from admin_course')).toEqual([{ course_id: '101' }]);
   });

@@ -85,6 +85,41 @@ describe('administrator changes', () => {
     expect(rows[3]).toMatchObject({ content_id: 'classicquiz_201', details: { withLmsCode: true } });
     expectNoSecretsInTrail(rows, secrets);
   });
+
+  it('none is made when its entry cannot be written first, and none is reported failed when only its outcome cannot', async () => {
+    const refuse = async (operation: 'insert' | 'update') => {
+      await t.sql(`create function refuse_audit_writes() returns trigger language plpgsql as $$ begin raise exception 'trail refused'; end $$`);
+      await t.sql(`create trigger refuse_audit_writes before ${operation} on audit_entry for each row execute function refuse_audit_writes()`);
+    };
+    const allow = async () => {
+      await t.sql('drop trigger if exists refuse_audit_writes on audit_entry');
+      await t.sql('drop function if exists refuse_audit_writes()');
+    };
+    const quizCode = () => t.bed.lms.state.quizzes.get(201)!.accessCode;
+    try {
+      await refuse('insert');
+      for (const [method, path, body] of [
+        ['PUT', `${MIDTERM}/exb`, { required: true }],
+        ['POST', `${COURSE}/quit-password/rotate`, {}],
+        ['POST', `${MIDTERM}/passwords/reveal`, {}],
+      ] as const) {
+        const response = await t.request(method, path, { body });
+        expect(response.statusCode, `${method} ${path}: ${response.body}`).toBe(500);
+        expect(response.body).not.toContain('exit-secret-9');
+      }
+      expect(quizCode()).toBeNull();
+      expect((await t.settings.loadCourseDefaults('101'))?.exitPassword).toBe('exit-secret-9');
+      expect(await entries()).toEqual([]);
+      await allow();
+
+      await refuse('update');
+      await ok('PUT', `${MIDTERM}/exb`, { required: true });
+      expect(quizCode()).not.toBeNull();
+      expect((await entries()).map((row) => [row.action, row.outcome])).toEqual([['enforcement.enable', 'pending']]);
+    } finally {
+      await allow();
+    }
+  });
 });
 
 describe('the account’s audit list', () => {

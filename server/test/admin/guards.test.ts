@@ -21,6 +21,7 @@ beforeEach(async () => {
 /** Every administrator mutation, REST path and body, with a course that is connected in the tests that need one. */
 const MUTATIONS: [method: 'POST' | 'PUT', path: string, body: unknown][] = [
   ['PUT', '/api/admin/terms/operational', { termId: '4' }],
+  ['POST', '/api/admin/catch-up', {}],
   ['POST', '/api/admin/courses/connect', { courseIds: ['101'] }],
   ['POST', '/api/admin/courses/101/refresh', {}],
   ['POST', '/api/admin/courses/101/passwords/reveal', {}],

@@ -5,7 +5,7 @@ import { CALCULATOR, PRESETS, presetHelpers } from './preset-helpers.js';
 
 /**
  * The reconciled rollout of presets to connected courses: one course at once (`PUT .../courses/:courseId`), many in
- * bounded passes (`PUT .../assignments`, `POST .../reconcile`, the summary's background pass), failures saved for
+ * bounded passes (`PUT .../assignments`, `POST .../reconcile`, the dashboard's catch-up pass), failures saved for
  * retry, and parallel passes that neither apply a course twice nor lose an assignment.
  */
 let t: AdminBed;
@@ -200,7 +200,7 @@ describe('PUT /api/admin/tool-presets/:presetId/assignments', () => {
 });
 
 describe('reconciliation under parallel requests', () => {
-  it('never applies one course twice nor loses an assignment, across instances and the summary’s background pass', async () => {
+  it('never applies one course twice nor loses an assignment, across instances and the catch-up’s background pass', async () => {
     const courses = await connectMany(40);
     const other = await t.appWith((config) => config);
     const calculator = await p.create();
@@ -216,12 +216,12 @@ describe('reconciliation under parallel requests', () => {
     let busy = 0;
     for (let round = 0; round < 20; round += 1) {
       // Real parallel requests: passes of the same preset on two instances, a second preset's rollout over the same
-      // courses, and summaries that start the account-wide background pass.
+      // courses, and the dashboard's catch-up that starts the account-wide background pass.
       const responses = await Promise.all([
         reconcile(),
         reconcile(other),
         reconcile(),
-        t.request('GET', '/api/admin/summary'),
+        t.request('POST', '/api/admin/catch-up'),
         round === 1 ? t.request('PUT', `${PRESETS}/${notes.id}/assignments`, { body: { assigned: true, all: false, courseIds: courses.slice(0, 10) } }) : null,
       ]);
       for (const response of responses.slice(0, 3)) {
@@ -253,17 +253,23 @@ describe('reconciliation under parallel requests', () => {
 });
 
 describe('the summary', () => {
-  it('counts presets and pending and failed assignments, and reconciles at most one batch in the background', async () => {
+  it('counts presets and pending and failed assignments; a catch-up reconciles at most one batch in the background', async () => {
     const single = await t.appWith((config) => ({ ...config, admin: { ...config.admin, reconcileBatchSize: 1 } }));
     const preset = await p.create();
     await p.rollout(preset.id, { assigned: true, all: true }, { app: single });
     t.bed.lms.faults.forbidden(LMS_ROUTES.getCourse);
     await p.rollout((await p.create('Other', { label: 'Dictionary', url: 'https://dict.example.edu/lookup' })).id, { assigned: true, all: false, courseIds: ['101'] }, { app: single });
     const summary = async () => ((await t.request('GET', '/api/admin/summary', { app: single })).json() as { summary: Record<string, number> }).summary;
+    const catchUp = async () => expect((await t.request('POST', '/api/admin/catch-up', { app: single })).statusCode).toBe(200);
     expect(await summary()).toMatchObject({ toolPresetCount: 2, pendingPresetAssignmentCount: 2, failedPresetAssignmentCount: 1 });
     await t.idle();
-    // That summary started one background pass of one course.
+    // The summary itself reconciles nothing.
+    expect(await summary()).toMatchObject({ pendingPresetAssignmentCount: 2 });
+    // The dashboard's catch-up starts one background pass of one course.
+    await catchUp();
+    await t.idle();
     expect(await summary()).toMatchObject({ pendingPresetAssignmentCount: 1 });
+    await catchUp();
     await t.idle();
     expect(await summary()).toMatchObject({ pendingPresetAssignmentCount: 0, failedPresetAssignmentCount: 1 });
   });

@@ -176,4 +176,34 @@ describe('the audit trail', () => {
     const rows = await t.sql<{ details: Record<string, unknown> }>('select details from audit_entry');
     expect(JSON.stringify(rows)).not.toMatch(/password|token|secret/i);
   });
+
+  it('makes no change it cannot enter first, and answers a change that ran even when its entry stays pending', async () => {
+    const preset = await p.create();
+    await t.sql('delete from audit_entry');
+    const refuse = async (operation: 'insert' | 'update') => {
+      await t.sql(`create function refuse_audit_writes() returns trigger language plpgsql as $$ begin raise exception 'trail refused'; end $$`);
+      await t.sql(`create trigger refuse_audit_writes before ${operation} on audit_entry for each row execute function refuse_audit_writes()`);
+    };
+    const allow = async () => {
+      await t.sql('drop trigger refuse_audit_writes on audit_entry');
+      await t.sql('drop function refuse_audit_writes()');
+    };
+    try {
+      await refuse('insert');
+      expect((await p.call('PUT', `${PRESETS}/${preset.id}/courses/101`, { assigned: true })).statusCode).toBe(500);
+      expect((await p.call('DELETE', `${PRESETS}/${preset.id}`)).statusCode).toBe(500);
+      expect((await p.catalog('101')).map((tool) => tool.presetId)).toEqual([]);
+      expect((await p.list()).map((listed) => listed.id)).toEqual([preset.id]);
+      expect(await t.sql('select 1 from audit_entry')).toEqual([]);
+      await allow();
+
+      await refuse('update');
+      expect((await p.call('PUT', `${PRESETS}/${preset.id}/courses/101`, { assigned: true })).statusCode).toBe(200);
+      expect((await p.catalog('101')).map((tool) => tool.presetId)).toEqual([preset.id]);
+      expect(await t.sql('select action, outcome from audit_entry')).toEqual([{ action: 'tool-preset.assign', outcome: 'pending' }]);
+    } finally {
+      await t.sql('drop trigger if exists refuse_audit_writes on audit_entry');
+      await t.sql('drop function if exists refuse_audit_writes()');
+    }
+  });
 });

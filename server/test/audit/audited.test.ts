@@ -1,13 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEntryInput, AuditLog } from '../../src/audit/audit-log.js';
+import type { AuditEntryInput, AuditLog, AuditOutcome } from '../../src/audit/audit-log.js';
 import { audited, failedWithCode } from '../../src/audit/audited.js';
 import { DomainError } from '../../src/domain-error.js';
 import { LmsNotFoundError } from '../../src/lms/errors.js';
 import { instructor } from '../support/sessions.js';
 
+/** A trail in memory: `begin` enters a pending entry, `complete` fills in its outcome and adds its details. */
 function trail() {
   const entries: AuditEntryInput[] = [];
-  const log = { record: async (entry: AuditEntryInput) => void entries.push(entry) } as unknown as AuditLog;
+  const log = {
+    begin: async (entry: AuditEntryInput) => ({ id: String(entries.push({ ...entry, outcome: 'pending' }) - 1) }),
+    complete: async (attempt: { id: string }, outcome: AuditOutcome, details: Record<string, unknown> = {}) => {
+      const entry = entries[Number(attempt.id)]!;
+      entries[Number(attempt.id)] = { ...entry, outcome, details: { ...entry.details, ...details } as AuditEntryInput['details'] };
+    },
+  } as unknown as AuditLog;
   return { log, entries };
 }
 
@@ -44,9 +51,18 @@ describe('audited', () => {
     expect(await entryFor(new Error('boom'), failedWithCode)).toEqual([{ outcome: 'failed', details: { errorCode: 'INTERNAL_ERROR' } }]);
   });
 
-  it('keeps the attempt’s own error when the trail cannot be written', async () => {
-    const log = { record: () => Promise.reject(new Error('trail down')) } as unknown as AuditLog;
-    const error = new DomainError('EXB_NOT_ENABLED', 'no');
-    await expect(audited(log, by, target, () => Promise.reject(error))).rejects.toBe(error);
+  it('enters the attempt as pending before the change runs', async () => {
+    const { log, entries } = trail();
+    let seen: string | undefined;
+    await audited(log, by, target, async () => void (seen = entries[0]?.outcome));
+    expect(seen).toBe('pending');
+    expect(entries.map((entry) => entry.outcome)).toEqual(['success']);
+  });
+
+  it('makes no change when the attempt cannot be entered', async () => {
+    const log = { begin: () => Promise.reject(new Error('trail down')), complete: async () => undefined } as unknown as AuditLog;
+    let changed = false;
+    await expect(audited(log, by, target, async () => void (changed = true))).rejects.toThrow('trail down');
+    expect(changed).toBe(false);
   });
 });

@@ -27,6 +27,10 @@ async function mintPath(principal = student()): Promise<string> {
 
 const download = (path: string) => h.app.inject({ method: 'GET', url: path });
 
+/** The service on a real socket, for requests that must run in parallel over HTTP; opened once per file. */
+let listening: Promise<string> | undefined;
+const serviceAddress = () => (listening ??= h.app.listen({ port: 0, host: '127.0.0.1' }));
+
 async function startUrlOf(path: string): Promise<string> {
   const response = await download(path);
   expect(response.statusCode, response.body).toBe(200);
@@ -90,7 +94,7 @@ describe('a configuration download that fails keeps its link', () => {
   });
 
   it('of parallel downloads of one grant over real HTTP exactly one gets the file', async () => {
-    const address = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = await serviceAddress();
     for (const principal of [student(), instructor()]) {
       const path = await mintPath(principal);
       const responses = await Promise.all(Array.from({ length: 8 }, () => fetch(`${address}${path}`)));
@@ -103,6 +107,22 @@ describe('a configuration download that fails keeps its link', () => {
 });
 
 describe('the LMS session-token call', () => {
+  it('is asked by no download and by one of many parallel opens of one start: one session URL per grant', async () => {
+    const address = await serviceAddress();
+    const path = await mintPath();
+    const before = h.lms.calls.count(SESSION_TOKEN_ROUTE);
+    const downloads = await Promise.all(Array.from({ length: 8 }, () => fetch(`${address}${path}`)));
+    expect(downloads.map((response) => response.status).sort()).toEqual([200, 403, 403, 403, 403, 403, 403, 403]);
+    // The file names a session start; the session URL is minted only when the exam browser opens it.
+    expect(h.lms.calls.count(SESSION_TOKEN_ROUTE)).toBe(before);
+    const file = downloads.find((response) => response.status === 200)!;
+    const { startUrl } = openConfiguration(Buffer.from(await file.arrayBuffer()), h.identity);
+
+    const opens = await Promise.all(Array.from({ length: 8 }, () => h.openStart(startUrl)));
+    expect(opens.map((response) => response.statusCode).sort()).toEqual([302, 410, 410, 410, 410, 410, 410, 410]);
+    expect(h.lms.calls.count(SESSION_TOKEN_ROUTE) - before).toBe(1);
+  });
+
   it.each([500, 502, 503])('is retried once after a single %i, and the start succeeds', async (status) => {
     const startUrl = await startUrlOf(await mintPath());
     const before = h.lms.calls.count(SESSION_TOKEN_ROUTE);

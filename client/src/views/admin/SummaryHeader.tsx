@@ -4,11 +4,16 @@ import { useTranslation } from 'react-i18next';
 import { QueryState } from '../../components/QueryState';
 import { StatusAlert } from '../../components/StatusAlert';
 import { useTRPC } from '../../lib/trpc';
+import { useCatchUp } from './catch-up';
 
-/** The account's totals at a glance, with a warning when the LMS does not let the administrator manage courses. */
+/**
+ * The account's totals at a glance, with a warning when the LMS does not let the administrator manage courses. Opening
+ * it also sends the account's catch-up (legacy backfill, reconciliation batch).
+ */
 export function SummaryHeader() {
   const { t, i18n } = useTranslation('admin');
   const trpc = useTRPC();
+  useCatchUp();
   const summary = useQuery(trpc.admin.summary.queryOptions());
   const number = (value: number) => value.toLocaleString(i18n.language);
   return (

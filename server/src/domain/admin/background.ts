@@ -18,8 +18,10 @@ export class BackgroundWork {
 
   constructor(private readonly logger: Logger) {}
 
-  start(key: string, work: () => Promise<unknown>): void {
-    if (this.running.has(key)) return;
+  /** Starts `work` unless a run under `key` is under way; resolves (never rejects) when that run ends. */
+  start(key: string, work: () => Promise<unknown>): Promise<void> {
+    const running = this.running.get(key);
+    if (running !== undefined) return running;
     const run = Promise.resolve()
       .then(work)
       .then(
@@ -32,6 +34,7 @@ export class BackgroundWork {
       });
     this.running.set(key, run);
     everyRun.add(run);
+    return run;
   }
 
   async idle(): Promise<void> {

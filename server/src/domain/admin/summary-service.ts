@@ -57,11 +57,23 @@ export interface SummaryDependencies {
   readonly now?: () => number;
 }
 
+/** How long `catchUp` waits for the legacy backfill before it answers that the backfill is still running. */
+const BACKFILL_WAIT_MS = 10_000;
+
+/** `POST /api/admin/catch-up`: whether the account's one-time legacy backfill is done. */
+export interface CatchUpAnswer {
+  readonly success: true;
+  readonly backfilled: boolean;
+}
+
 /**
  * `GET /api/admin/summary`: the account, the administrator's course permission and the account's totals, read with
- * aggregate queries over the connection records. Each call also starts, without waiting for them, the one-time legacy
- * backfill and a reconciliation batch. The LMS facts (account name, permission, default term) are reused for a few
- * minutes, so a dashboard reload costs no LMS call.
+ * aggregate queries over the connection records; a read that writes nothing. The LMS facts (account name, permission,
+ * default term) are reused for a few minutes, so a dashboard reload costs no LMS call.
+ *
+ * `POST /api/admin/catch-up`, which the dashboard sends when it opens, starts the writes the summary started before:
+ * the one-time legacy backfill and a reconciliation batch, with the administrator's grant. A GET that any page, prefetch
+ * or link can send no longer connects courses or changes them in the LMS.
  */
 export class SummaryService {
   private readonly info = new Map<string, AccountInfo>();
@@ -71,12 +83,25 @@ export class SummaryService {
     this.now = deps.now ?? Date.now;
   }
 
-  async summary(principal: { accountId: string; lmsUserId: string }, lms: LmsApi): Promise<AdminSummary> {
+  /**
+   * Starts the backfill (until it is done) and a reconciliation batch in the background, and waits a few seconds for the
+   * backfill, so the dashboard can list the courses it connected; `backfilled: false` asks the dashboard to call again.
+   */
+  async catchUp(principal: { accountId: string; lmsUserId: string }, lms: LmsApi, waitMs = BACKFILL_WAIT_MS): Promise<CatchUpAnswer> {
     const { accountId } = principal;
     const { background, backfill, reconciler, reconcileBatchSize } = this.deps;
+    void background.start(`reconcile:${accountId}`, () => reconciler.reconcile(accountId, lms, reconcileBatchSize));
+    if ((await this.deps.accounts.state(accountId)).backfilled) return { success: true, backfilled: true };
+    const run = background.start(`backfill:${accountId}`, () => backfill.run(principal, lms));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([run, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
+    return { success: true, backfilled: (await this.deps.accounts.state(accountId)).backfilled };
+  }
+
+  async summary(principal: { accountId: string; lmsUserId: string }, lms: LmsApi): Promise<AdminSummary> {
+    const { accountId } = principal;
     const state = await this.deps.accounts.state(accountId);
-    if (!state.backfilled) background.start(`backfill:${accountId}`, () => backfill.run(principal, lms));
-    background.start(`reconcile:${accountId}`, () => reconciler.reconcile(accountId, lms, reconcileBatchSize));
     const [info, operationalTerm, counts, presets] = await Promise.all([
       this.accountInfo(principal, lms),
       this.deps.terms.operationalOf(accountId, state, lms),

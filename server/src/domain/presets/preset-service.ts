@@ -7,7 +7,8 @@ import {
   type PresetDefinition,
 } from '@exb/shared/admin-tool-presets.js';
 import { isLmsId } from '@exb/shared/content-id.js';
-import { auditActor, type AuditEntryInput, type AuditLog } from '../../audit/audit-log.js';
+import type { AuditLog } from '../../audit/audit-log.js';
+import { audited, auditEntry, refusedOrFailed, type AuditDetails } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import type { CourseConnections } from '../admin/course-connections.js';
 import { courseNotConnected, invalidCourseIds } from '../admin/errors.js';
@@ -59,28 +60,49 @@ export class PresetService {
 
   async create(actor: Actor, input: unknown): Promise<PresetView> {
     const definition = this.definition(input);
-    const outcome = await this.deps.presets.create(actor.principal.accountId, definition, actor.principal.lmsUserId);
-    if ('limitReached' in outcome) throw presetLimitReached(ADMIN_TOOL_PRESET_LIMITS.perAccount);
-    await this.record(actor, 'tool-preset.create', { presetId: outcome.created.id, name: definition.name, toolHost: new URL(definition.tool.url).host });
-    return presetView(outcome.created);
+    const created = await this.audited(
+      actor,
+      { action: 'tool-preset.create', details: { name: definition.name, toolHost: new URL(definition.tool.url).host } },
+      async () => {
+        const outcome = await this.deps.presets.create(actor.principal.accountId, definition, actor.principal.lmsUserId);
+        if ('limitReached' in outcome) throw presetLimitReached(ADMIN_TOOL_PRESET_LIMITS.perAccount);
+        return outcome.created;
+      },
+      (preset) => ({ presetId: preset.id }),
+    );
+    return presetView(created);
   }
 
   async update(actor: Actor, presetId: string, input: unknown): Promise<PresetView> {
     const before = await this.preset(actor.principal.accountId, presetId);
     const definition = this.definition(input);
-    const requeued = await this.deps.presets.update(actor.principal.accountId, before.id, definition, actor.principal.lmsUserId);
-    if (requeued === null) throw presetNotFound();
-    await this.record(actor, 'tool-preset.update', { presetId: before.id, name: definition.name, changedFields: changedFields(before, definition), requeued });
+    await this.audited(
+      actor,
+      { action: 'tool-preset.update', details: { presetId: before.id, name: definition.name, changedFields: changedFields(before, definition) } },
+      async () => {
+        const requeued = await this.deps.presets.update(actor.principal.accountId, before.id, definition, actor.principal.lmsUserId);
+        if (requeued === null) throw presetNotFound();
+        return requeued;
+      },
+      (requeued) => ({ requeued }),
+    );
     return presetView(await this.preset(actor.principal.accountId, before.id));
   }
 
   async delete(actor: Actor, presetId: string): Promise<{ success: true; deleted: string; removedRecords: number }> {
     const preset = await this.preset(actor.principal.accountId, presetId);
-    const outcome = await this.deps.presets.delete(actor.principal.accountId, preset.id);
-    if (outcome === null) throw presetNotFound();
-    if ('refused' in outcome) throw presetStillAssigned();
-    await this.record(actor, 'tool-preset.delete', { presetId: preset.id, name: preset.name, removedRecords: outcome.removedRecords });
-    return { success: true, deleted: preset.id, removedRecords: outcome.removedRecords };
+    const removedRecords = await this.audited(
+      actor,
+      { action: 'tool-preset.delete', details: { presetId: preset.id, name: preset.name } },
+      async () => {
+        const outcome = await this.deps.presets.delete(actor.principal.accountId, preset.id);
+        if (outcome === null) throw presetNotFound();
+        if ('refused' in outcome) throw presetStillAssigned();
+        return outcome.removedRecords;
+      },
+      (removed) => ({ removedRecords: removed }),
+    );
+    return { success: true, deleted: preset.id, removedRecords };
   }
 
   /** `PUT .../courses/:courseId`: the wish saved, then one synchronization of that course; its failure is a 502. */
@@ -88,13 +110,21 @@ export class PresetService {
     const { accountId } = actor.principal;
     const preset = await this.preset(accountId, presetId);
     if (!isLmsId(courseId) || (await this.deps.connections.find(accountId, courseId)) === null) throw courseNotConnected();
-    await this.deps.assignments.setDesired(accountId, preset.id, courseId, assigned);
-    const outcome = await this.deps.sync.synchronize(accountId, courseId, lms);
-    const status = (await this.deps.assignments.status(preset.id, courseId)) ?? 'pending';
-    await this.record(actor, 'tool-preset.assign', { presetId: preset.id, assigned, status, ...(outcome.ok ? {} : { failure: outcome.errorCode }) }, {
-      courseId,
-      outcome: outcome.ok ? 'success' : 'failed',
-    });
+    // Entered before anything changes, like every audited change; completed with the synchronization's outcome, which
+    // (unlike a thrown error) still answers 502 after the wish was saved.
+    const attempt = await this.deps.audit.begin(auditEntry(actor, { action: 'tool-preset.assign', courseId }, 'pending', { presetId: preset.id, assigned }));
+    let outcome: Awaited<ReturnType<CourseSync['synchronize']>>;
+    let status: string;
+    try {
+      await this.deps.assignments.setDesired(accountId, preset.id, courseId, assigned);
+      outcome = await this.deps.sync.synchronize(accountId, courseId, lms);
+      status = (await this.deps.assignments.status(preset.id, courseId)) ?? 'pending';
+    } catch (error) {
+      const { outcome: failed, errorCode } = refusedOrFailed(error);
+      await this.deps.audit.complete(attempt, failed, { errorCode });
+      throw error;
+    }
+    await this.deps.audit.complete(attempt, outcome.ok ? 'success' : 'failed', { status, ...(outcome.ok ? {} : { failure: outcome.errorCode }) });
     if (!outcome.ok) throw rolloutFailed(outcome.errorCode);
     return { success: true as const, preset: { id: preset.id }, courseId, assigned, status };
   }
@@ -104,10 +134,16 @@ export class PresetService {
     const { accountId } = actor.principal;
     const preset = await this.preset(accountId, presetId);
     const targets = await this.targets(accountId, input);
-    const queuedCount = await this.deps.assignments.queue(accountId, preset.id, input.assigned, targets);
-    const pass = (await this.deps.reconciler.presetPass(accountId, preset.id, ['pending'], lms, this.deps.batchSize)) ?? { processed: 0, applied: 0, failed: 0 };
-    const counts = await this.deps.assignments.counts(preset.id);
-    await this.record(actor, 'tool-preset.rollout', { presetId: preset.id, assigned: input.assigned, all: input.all, queued: queuedCount, ...pass, pending: counts.pending });
+    const { queuedCount, pass, counts } = await this.audited(
+      actor,
+      { action: 'tool-preset.rollout', details: { presetId: preset.id, assigned: input.assigned, all: input.all } },
+      async () => {
+        const queuedCount = await this.deps.assignments.queue(accountId, preset.id, input.assigned, targets);
+        const pass = (await this.deps.reconciler.presetPass(accountId, preset.id, ['pending'], lms, this.deps.batchSize)) ?? { processed: 0, applied: 0, failed: 0 };
+        return { queuedCount, pass, counts: await this.deps.assignments.counts(preset.id) };
+      },
+      (done) => ({ queued: done.queuedCount, ...done.pass, pending: done.counts.pending }),
+    );
     return {
       success: true as const,
       queuedCount,
@@ -120,10 +156,16 @@ export class PresetService {
   async reconcile(actor: Actor, presetId: string, retryFailed: boolean, lms: LmsApi) {
     const preset = await this.preset(actor.principal.accountId, presetId);
     const statuses = retryFailed ? (['pending', 'failed'] as const) : (['pending'] as const);
-    const pass = await this.deps.reconciler.presetPass(actor.principal.accountId, preset.id, statuses, lms, this.deps.batchSize);
-    if (pass === null) throw presetBusy();
-    const counts = await this.deps.assignments.counts(preset.id);
-    if (pass.processed > 0) await this.record(actor, 'tool-preset.reconcile', { presetId: preset.id, retryFailed, ...pass, pending: counts.pending });
+    const { pass, counts } = await this.audited(
+      actor,
+      { action: 'tool-preset.reconcile', details: { presetId: preset.id, retryFailed } },
+      async () => {
+        const pass = await this.deps.reconciler.presetPass(actor.principal.accountId, preset.id, statuses, lms, this.deps.batchSize);
+        if (pass === null) throw presetBusy();
+        return { pass, counts: await this.deps.assignments.counts(preset.id) };
+      },
+      (done) => ({ ...done.pass, pending: done.counts.pending }),
+    );
     return {
       success: true as const,
       preset: { id: preset.id, pendingAssignmentCount: counts.pending, failedAssignmentCount: counts.failed },
@@ -181,22 +223,11 @@ export class PresetService {
     return ids;
   }
 
-  private record(
-    actor: Actor,
-    action: string,
-    details: AuditEntryInput['details'],
-    extra: { courseId?: string; outcome?: 'success' | 'failed' } = {},
-  ): Promise<void> {
-    return this.deps.audit.record({
-      action,
-      outcome: extra.outcome ?? 'success',
-      actor: auditActor(actor.principal),
-      rootAccountId: actor.principal.accountId,
-      courseId: extra.courseId ?? null,
-      requestId: actor.requestId ?? null,
-      details,
-    });
+  /** A change entered in the trail as `pending` before it runs and completed with its outcome (`audited`). */
+  private audited<T>(actor: Actor, target: { action: string; details: AuditDetails }, work: () => Promise<T>, describe: (result: T) => AuditDetails): Promise<T> {
+    return audited(this.deps.audit, actor, { ...target, courseId: null }, work, describe);
   }
+
 }
 
 function changedFields(before: PresetDefinition, after: PresetDefinition): string[] {
@@ -208,3 +239,4 @@ function changedFields(before: PresetDefinition, after: PresetDefinition): strin
   if (JSON.stringify(before.tool.resourceRules) !== JSON.stringify(after.tool.resourceRules)) fields.push('tool.resourceRules');
   return fields;
 }
+

@@ -60,6 +60,8 @@ export const adminRouter = router({
   }),
 
   summary: adminQuery.query(({ ctx }) => ctx.admin.summary.summary(ctx.principal, ctx.lms)),
+  /** The one-time legacy backfill and a reconciliation batch, which the dashboard starts when it opens. */
+  catchUp: adminMutation.mutation(({ ctx }) => ctx.admin.summary.catchUp(ctx.principal, ctx.lms)),
 
   courses: router({
     list: adminQuery
