@@ -331,7 +331,10 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb (and .seb)', () => {
     }
     const opened = files.map((file) => openConfiguration(file, { ...h.identity, password: 'start-me' }));
     expect(opened[0]!.layers).toEqual(['gzip', 'pkhs', 'pswd', 'gzip']);
-    expect(opened[0]!.configKey).toBe(opened[1]!.configKey);
+    // The same settings; only the start URL, each download's own, tells them apart.
+    const [first, second] = opened.map(({ settings }) => new Map([...settings].filter(([key]) => key !== 'startURL')));
+    expect(first).toEqual(second);
+    expect(opened[0]!.startUrl).not.toBe(opened[1]!.startUrl);
     expect(() => openConfiguration(files[0]!, { ...h.identity, password: 'wrong' })).toThrow();
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { generateSelfSignedCertificate } from '../../src/exb/certificate.js';
 import { CertificateStore } from '../../src/exb/certificate-store.js';
 import { readContainer } from '../../src/exb/container.js';
+import { computeConfigKey } from '../../src/exb/config-key.js';
+import { readPlist } from '../../src/exb/plist.js';
 import { rncryptorDecrypt, rncryptorEncrypt, rncryptorEncryptWithKeys, rncryptorPrepareKeys } from '../../src/exb/rncryptor.js';
 import type { Principal } from '../../src/identity/principal.js';
 import { ExamConfigurations } from '../../src/domain/exam-browser/configuration.js';
@@ -206,8 +208,19 @@ describe('configurations per fingerprint', () => {
     expect(readContainer(configurations.build(a, null).bytes, { identities }).xml).toEqual(readContainer(deterministic.bytes, { identities }).xml);
   });
 
-  it('refuse a session URL off the LMS origin', () => {
-    expect(() => configurations.build(policy('c'.repeat(64)), 'https://evil.example/login')).toThrow(/LMS session URL/);
+  it('refuse a start URL off the LMS and service origins', () => {
+    expect(() => configurations.build(policy('c'.repeat(64)), 'https://evil.example/login')).toThrow(/start URL/);
+  });
+
+  it('give a download marked with a value of its own a key of its own, the deterministic one with the mark taken out', () => {
+    const p = policy('e'.repeat(64));
+    const page = configurations.assessmentUrl(p);
+    expect(configurations.ownAssessmentUrl(p, 'mark-1')).toBe(`${page}?exb_download=mark-1`);
+    const [one, two] = ['mark-1', 'mark-2'].map((mark) => configurations.build(p, configurations.ownAssessmentUrl(p, mark)));
+    expect(one!.perDownload).toBe(true);
+    expect(one!.configKey).not.toBe(two!.configKey);
+    const settings = readPlist(readContainer(one!.bytes, { identities }).xml);
+    expect(computeConfigKey(new Map([...settings, ['startURL', page]]))).toBe(configurations.deterministicConfigKey(p));
   });
 
   it('encrypt start-password configurations with salts fixed per fingerprint and a fresh IV per file', () => {

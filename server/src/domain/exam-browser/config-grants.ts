@@ -30,8 +30,11 @@ import type { ExamTokenStore } from './token-store.js';
  * which signs the exam browser into the LMS. The LMS accepts a session token only for 30 seconds after minting it, so
  * it is minted when the exam browser's first page loads, not when the file is downloaded (a start password, a
  * "reconfigure?" dialog or a slow start take longer). Its Config Key is the download's own (the start URL is in it) and
- * is stored with the spent grant for the proof. Instructors, and everyone when the LMS API is not configured, get the
- * configuration that starts at the assessment page; it is the same for everyone under one fingerprint.
+ * is stored with the spent grant for the proof. With session handoff, an instructor's download starts at the
+ * assessment page marked with a random value of its own, so it too has a stored key of its own that proves for
+ * {@link DOWNLOADED_CONFIG_KEY_TTL_SECONDS}: then no configuration that is the same for several people proves. When the
+ * LMS API is not configured, everyone gets the configuration that starts at the assessment page; it is the same for
+ * everyone under one fingerprint, and its Config Key is the one that proves.
  */
 
 export const CONFIG_GRANT_TTL_SECONDS = 120;
@@ -99,7 +102,10 @@ export interface ConfigGrantOptions {
   readonly lms: LmsConnector;
   readonly tokens: LmsTokenRepository;
   readonly identity: Pick<IdentityService, 'contextProven'>;
-  /** Whether students' configurations carry an LMS session URL (the LMS API is configured). */
+  /**
+   * Whether students' configurations carry an LMS session URL (the LMS API is configured): then every download has a
+   * Config Key of its own.
+   */
   readonly sessionHandoff: boolean;
   readonly logger: Pick<Logger, 'warn' | 'info'>;
 }
@@ -204,9 +210,12 @@ export class ConfigGrants {
       start = { token: randomToken(), ttlSeconds: SESSION_START_TTL_SECONDS, payload: { holder } };
     }
 
+    let startUrl: string | null = null;
+    if (start !== null) startUrl = this.sessionStartUrl(courseId, contentId, start.token);
+    else if (this.options.sessionHandoff) startUrl = configurations.ownAssessmentUrl(policy, randomToken());
     let built;
     try {
-      built = configurations.build(policy, start === null ? null : this.sessionStartUrl(courseId, contentId, start.token));
+      built = configurations.build(policy, startUrl);
     } catch (error) {
       if (!(error instanceof ConfigurationUnavailableError)) throw error;
       this.options.logger.warn({ err: error, courseId, contentId }, 'configuration could not be built');

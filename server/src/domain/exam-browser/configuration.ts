@@ -19,7 +19,9 @@ import type { ExamPolicy } from './exam-policy.js';
  *
  * The fingerprint covers every input of the dictionary (see `settings/fingerprint.ts`), so an entry can never be
  * served for settings it was not built from. Salts are derived from the fingerprint with a server key, so every
- * instance builds the same deterministic configuration and the same Config Key, and nobody without the key can.
+ * instance builds the same deterministic configuration and the same Config Key, and nobody without the key can. That
+ * key proves only where every download is deterministic (no session handoff); otherwise each download starts at a URL
+ * of its own, and only its stored key proves (`config-grants.ts`).
  */
 
 export type ConfigurationUnavailableReason = 'certificate' | 'policy';
@@ -39,9 +41,12 @@ export class ConfigurationUnavailableError extends Error {
 export interface BuiltConfiguration {
   readonly bytes: Buffer;
   readonly configKey: string;
-  /** The Config Key is this download's own (it carries a session URL) and must be stored for the proof. */
+  /** The Config Key is this download's own (it starts at a URL of its own) and must be stored for the proof. */
   readonly perDownload: boolean;
 }
+
+/** The query parameter that makes the start URL of a download without a session its own (see `ownAssessmentUrl`). */
+const DOWNLOAD_MARK_PARAMETER = 'exb_download';
 
 export interface ConfigurationOptions {
   readonly baseUrl: string;
@@ -82,29 +87,44 @@ export class ExamConfigurations {
     return lmsAssessmentUrl(this.options.lmsUrl, policy.courseId, content);
   }
 
+  /**
+   * The assessment page marked with a download's own random value, the start of a configuration that carries no session
+   * URL but still needs a Config Key of its own (an instructor's download while students get session handoffs). The LMS
+   * ignores the parameter; it only changes the dictionary, and so the Config Key.
+   */
+  ownAssessmentUrl(policy: Pick<ExamPolicy, 'courseId' | 'contentId'>, mark: string): string {
+    const url = new URL(this.assessmentUrl(policy));
+    url.searchParams.set(DOWNLOAD_MARK_PARAMETER, mark);
+    return url.href;
+  }
+
   /** The Config Key of the configuration without a session URL for the policy's current fingerprint. */
   deterministicConfigKey(policy: ExamPolicy): string {
     return this.entry(policy).deterministicConfigKey;
   }
 
-  /** Throws {@link ConfigurationUnavailableError} when the policy cannot be written or the certificate is not usable. */
-  build(policy: ExamPolicy, sessionUrl: string | null): BuiltConfiguration {
+  /**
+   * The configuration starting at `startUrl` (a session start or {@link ownAssessmentUrl}), or with null the
+   * deterministic one. Throws {@link ConfigurationUnavailableError} when the policy cannot be written or the
+   * certificate is not usable.
+   */
+  build(policy: ExamPolicy, startUrl: string | null): BuiltConfiguration {
     const certificate = this.certificate();
     const entry = this.entry(policy);
     let xml = entry.deterministicXml;
     let configKey = entry.deterministicConfigKey;
-    if (sessionUrl !== null) {
+    if (startUrl !== null) {
       try {
-        ({ xml, configKey } = entry.serialize(sessionUrl));
+        ({ xml, configKey } = entry.serialize(startUrl));
       } catch (cause) {
-        throw new ConfigurationUnavailableError('policy', 'the LMS session URL cannot start a configuration', { cause });
+        throw new ConfigurationUnavailableError('policy', 'the start URL cannot start a configuration', { cause });
       }
     }
     const bytes = writeContainer(xml, {
       ...(entry.passwordKeys === undefined ? {} : { passwordKeys: entry.passwordKeys }),
       ...(certificate === undefined ? {} : { certificate }),
     });
-    return { bytes, configKey, perDownload: sessionUrl !== null };
+    return { bytes, configKey, perDownload: startUrl !== null };
   }
 
   /**

@@ -12,11 +12,13 @@ import type { ExamTokenStore } from './token-store.js';
  *
  * Proof: the exam browser reports, for the page it shows, `SHA-256(url-without-fragment + ConfigKey)`. The route has
  * already checked that the URL is this assessment's page on the LMS; here the hash is compared in constant time with
- * the Config Key of the configuration for the current settings fingerprint (the same for everyone) and with the keys
- * stored for downloads that carried a session URL under that fingerprint. Keys this process already opened are tried
- * without a query; only when none matches are the keys stored since (by any instance) read, so a proof usually costs
- * the one primary-key lookup of the policy. A configuration downloaded before the last policy change proves nothing.
- * A proof yields a one-time token bound to course, content and fingerprint; it is signed, not stored
+ * the keys stored for downloads of their own under the current settings fingerprint and, only without session handoff
+ * (where every download is the deterministic configuration), with that configuration's Config Key, the same for
+ * everyone. With session handoff nobody is given the deterministic configuration, so its key proves nothing: every
+ * download, an instructor's too, has a stored key that proves until it expires. Keys this process already opened are
+ * tried without a query; only when none matches are the keys stored since (by any instance) read, so a proof usually
+ * costs the one primary-key lookup of the policy. A configuration downloaded before the last policy change proves
+ * nothing. A proof yields a one-time token bound to course, content and fingerprint; it is signed, not stored
  * (`proof-token.ts`), so a proof costs no database write.
  *
  * Redemption: the token's signature and expiry are checked in process, then one statement spends it (a conditional
@@ -48,6 +50,8 @@ export interface ProofRedemptionOptions {
   readonly proofTokens: ProofTokens;
   /** The service clock; proof lifetimes are measured with it. */
   readonly clock: Clock;
+  /** Whether downloads carry keys of their own (`ConfigGrantOptions.sessionHandoff`): then only stored keys prove. */
+  readonly sessionHandoff: boolean;
   readonly logger: Pick<Logger, 'warn'>;
 }
 
@@ -87,7 +91,7 @@ export class ProofRedemption {
 
     const { fingerprint } = policy;
     this.rememberFingerprint(courseId, contentId, fingerprint);
-    const expected = this.deterministicConfigKey(policy);
+    const expected = this.options.sessionHandoff ? null : this.deterministicConfigKey(policy);
     const matched =
       (expected !== null && hashMatchesAny(reported, url, [expected])) ||
       this.matchesKnown(reported, url, { courseId, contentId, fingerprint }) ||

@@ -117,6 +117,7 @@ export function createExamBrowserServices(deps: ExamBrowserDependencies, options
       configurations,
       proofTokens: new ProofTokens(deriveExamBrowserKey(appSecret, 'proof-token')),
       clock,
+      sessionHandoff: lmsApiConfigured,
       logger: log,
     }),
     exits: new ExitService({ store, reader, quitTokens }),
