@@ -1,20 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sebUrlFilter, type SebDecision, type SebFilterRule } from './support/seb-url-filter-oracle.js';
+import { loadSebDecisionCases } from './support/seb-decisions.js';
+import { sebUrlFilter } from './support/seb-url-filter-oracle.js';
 
 // The model of the exam browser's URL filter the rule-writing tests rely on must agree with every decision SEB for
 // Windows' own filter made in the recorded fixture (1,548 probes over 87 configurations).
-
-interface DecisionCase {
-  readonly case: string;
-  readonly URLFilterRules: readonly SebFilterRule[];
-  readonly probes: readonly { readonly url: string; readonly seb: SebDecision }[];
-}
-
-export function loadSebDecisionCases(): DecisionCase[] {
-  const file = new URL('../../server/test/exb/fixtures/seb-url-filter-decisions.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { cases: DecisionCase[] }).cases;
-}
 
 describe('the SEB URL filter oracle', () => {
   const cases = loadSebDecisionCases();

@@ -95,9 +95,9 @@ describe('buildExamSettings', () => {
             rule('https://.exb.example.org'),
             rule('https://login.microsoftonline.com'),
             rule('https://sso.example.edu'),
-            rule('https://.exb.example.org/exb/tool/video/dQw4w9WgXcQ'),
-            rule('https://.www.desmos.com/calculator'),
-            rule('https://.library.example.edu/reserves/exam-sheet.pdf?v=2'),
+            rule('https://.exb.example.org:443/exb/tool/video/dQw4w9WgXcQ'),
+            rule('https://.www.desmos.com:443/calculator'),
+            rule('https://.library.example.edu:443/reserves/exam-sheet.pdf?v=2'),
             rule('https://wolframalpha.com'),
           ],
         ],
@@ -266,8 +266,8 @@ describe('buildExamSettings', () => {
     expect(expressions(settings)).toEqual([
       'https://.canvas.example.edu',
       'https://.exb.example.org',
-      'https://.help.desmos.com/guide',
-      'https://.www.desmos.com/calculator',
+      'https://.help.desmos.com:443/guide',
+      'https://.www.desmos.com:443/calculator',
       'https://desmos-cdn.example.com',
     ]);
   });
