@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import teacherDe from '../src/i18n/locales/de/teacher.json' with { type: 'json' };
+import teacherEn from '../src/i18n/locales/en/teacher.json' with { type: 'json' };
 import { exactUrlExpression, normalizeToolUrl, normalizeUrlRules } from '../src/exb-policy/index.js';
 import { loadSebDecisionCases } from './support/seb-decisions.js';
 import { dotNetUri, sebUrlFilter, webUtilityUrlDecode, type SebDecision } from './support/seb-url-filter-oracle.js';
@@ -239,6 +241,16 @@ describe('exact rules in the exam browser', () => {
       if (!written.ok) continue;
       const filter = sebUrlFilter([{ expression: written.expression, action: 'allow', regex: false }]);
       expect(filter.decide(url.value)).toBe('ALLOW');
+    }
+  });
+
+  it('has the editor state each freedom of the promise in both languages', () => {
+    for (const help of [teacherEn.rules.help, teacherDe.rules.help]) {
+      expect(help).toContain('/Reserves'); // case
+      expect(help).toContain('/exam/'); // trailing slash
+      expect(help).toContain('?page=2'); // any query when none is given
+      expect(help).toContain('?book=42%26page=7'); // an encoded & or = in the request
+      expect(help).toContain('%2F'); // enter addresses decoded
     }
   });
 });
