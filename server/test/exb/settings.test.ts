@@ -218,6 +218,30 @@ describe('buildExamSettings', () => {
     expect(settings.get('examKeySalt')).toEqual(SALT);
   });
 
+  it('writes exact rules as the exam browser reads them, and a stored rule refused since as it always was', () => {
+    const settings = buildExamSettings(
+      input({
+        allowedHosts: [],
+        tools: tools("https://tool.example.edu/app?name=O'Brien"),
+        urlRules: [
+          exact('https://lib.example.edu/view/Mercury_%28planet%29?t=12%3A30'),
+          exact('https://lib.example.edu/100%'),
+          exact('https://lib.example.edu:8443/a%20b'),
+          exact('https://lib.example.edu/view?mail=ana%40example.edu'),
+        ],
+      }),
+    );
+    expect(expressions(settings)).toEqual([
+      'https://.canvas.example.edu',
+      'https://.exb.example.org',
+      "https://.tool.example.edu:443/app?name=O'Brien",
+      'https://.lib.example.edu/view?mail=ana%40example.edu',
+      'https://.lib.example.edu:443/100%25',
+      'https://.lib.example.edu:443/view/Mercury_(planet)?t=12:30',
+      'https://.lib.example.edu:8443/a%20b',
+    ]);
+  });
+
   it('writes host names as punycode and drops duplicates across groups', () => {
     const settings = buildExamSettings(
       input({ allowedHosts: ['bücher.example'], tools: [], urlRules: [domain('xn--bcher-kva.example')] }),
