@@ -21,6 +21,7 @@ export {
 } from './errors.js';
 export {
   exactRuleMismatch,
+  exactRuleRefusal,
   exactUrlExpression,
   type ExactRuleMismatch,
   type ExactUrlExpression,

@@ -10,7 +10,7 @@ import {
   TextInput,
   View,
 } from '@instructure/ui';
-import { siteOfAddress, wholeSiteConfirmationMessage } from '@exb/shared/exb-policy.js';
+import { exactRuleRefusal, normalizeExactHttpsUrl, siteOfAddress, wholeSiteConfirmationMessage } from '@exb/shared/exb-policy.js';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { translatePolicyMessage } from '../../lib/trpc';
@@ -113,6 +113,17 @@ export function UrlRulesEditor({ rows, onChange, kind, addLabel, error, focus, d
   );
 }
 
+/**
+ * Why the exam browser reads an exact address differently than "this page", for a rule saved before today's save-time
+ * checks (or typed now): the same refusal a save would give, shown at once so a stored rule is seen before the exam.
+ */
+function readDifferently(row: RuleRow): string | null {
+  if (row.match !== 'exact') return null;
+  const url = normalizeExactHttpsUrl(row.value);
+  const refusal = url.ok ? exactRuleRefusal(url.value, 'save') : null;
+  return refusal === null ? null : translatePolicyMessage(refusal);
+}
+
 function RuleRowFields({
   row,
   name,
@@ -138,6 +149,8 @@ function RuleRowFields({
   // A site is asked for, but people paste the address bar: the field keeps the site of it. A paste becomes its site at
   // once; typed text when the field is left, so nothing is cut while it is still being typed.
   const pasted = useRef(false);
+  const reason = readDifferently(row);
+  const readDifferentlyMessages = reason === null ? undefined : [{ type: 'hint' as const, text: t('rules.readDifferently', { reason }) }];
   const asSite = (value: string) => {
     const site = siteOfAddress(value);
     return site === value.trim() ? value : site;
@@ -188,7 +201,7 @@ function RuleRowFields({
                   onBlur={() => {
                     if (row.match === 'domain' && asSite(row.value) !== row.value) onChange({ value: asSite(row.value) });
                   }}
-                  messages={messagesFor(error, valueKey)}
+                  messages={messagesFor(error, valueKey) ?? readDifferentlyMessages}
                   interaction={disabled ? 'disabled' : 'enabled'}
                   inputRef={focus.register(valueKey)}
                   spellCheck={false}
