@@ -21,8 +21,8 @@ export {
 } from './errors.js';
 export {
   exactRuleMismatch,
-  exactRuleRefusal,
   exactUrlExpression,
+  MISMATCH_MESSAGES,
   type ExactRuleMismatch,
   type ExactUrlExpression,
   type PolicyCheck,

@@ -10,11 +10,12 @@ import {
   TextInput,
   View,
 } from '@instructure/ui';
-import { exactRuleRefusal, normalizeExactHttpsUrl, siteOfAddress, wholeSiteConfirmationMessage } from '@exb/shared/exb-policy.js';
+import { siteOfAddress, wholeSiteConfirmationMessage } from '@exb/shared/exb-policy.js';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { translatePolicyMessage } from '../../lib/trpc';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
+import { readDifferentlyReason } from './read-differently';
 import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from './model';
 
 /** Whose rules a list holds, which names its rows for screen readers ("Website 2", "Calculator website 1"). */
@@ -113,17 +114,6 @@ export function UrlRulesEditor({ rows, onChange, kind, addLabel, error, focus, d
   );
 }
 
-/**
- * Why the exam browser reads an exact address differently than "this page", for a rule saved before today's save-time
- * checks (or typed now): the same refusal a save would give, shown at once so a stored rule is seen before the exam.
- */
-function readDifferently(row: RuleRow): string | null {
-  if (row.match !== 'exact') return null;
-  const url = normalizeExactHttpsUrl(row.value);
-  const refusal = url.ok ? exactRuleRefusal(url.value, 'save') : null;
-  return refusal === null ? null : translatePolicyMessage(refusal);
-}
-
 function RuleRowFields({
   row,
   name,
@@ -149,7 +139,7 @@ function RuleRowFields({
   // A site is asked for, but people paste the address bar: the field keeps the site of it. A paste becomes its site at
   // once; typed text when the field is left, so nothing is cut while it is still being typed.
   const pasted = useRef(false);
-  const reason = readDifferently(row);
+  const reason = row.match === 'exact' ? readDifferentlyReason(row.value) : null;
   const readDifferentlyMessages = reason === null ? undefined : [{ type: 'hint' as const, text: t('rules.readDifferently', { reason }) }];
   const asSite = (value: string) => {
     const site = siteOfAddress(value);
