@@ -101,6 +101,13 @@ describe.runIf(browserAvailable())('the teacher forms in Chromium', { timeout: 1
     expect(await pageText()).not.toMatch(/broadDomainConfirmed|Too small|expected string/);
     expect(await section.getByRole('alert').count()).toBe(0);
 
+    // An address no filter expression can mean: an "@" the exam browser would read as a user name.
+    await address.fill('https://calc.example.com/app?mail=ana%40school.example.org');
+    await save('Save course defaults');
+    await s.visible(calculator.getByText('Launch address: The exam browser reads what comes before an "@" as a user name', { exact: false }));
+    expect(await address.getAttribute('aria-invalid')).toBe('true');
+    await s.screenshotOf(calculator, '03c-launch-address-at-sign');
+
     await address.fill('https://calc.example.com/app');
     await save('Save course defaults');
     await s.visible(tool().getByText('Course defaults saved.'));
@@ -134,6 +141,9 @@ describe.runIf(browserAvailable())('the teacher forms in Chromium', { timeout: 1
     await expect.poll(() => isFocused(confirmation)).toBe(true);
     expect(await pageText()).not.toMatch(/broadDomainConfirmed/);
     await s.screenshot('04-whole-site-confirmation');
+    // The editor states what an exact rule allows beyond its address.
+    await s.visible(tool().getByText('for an address without a query, allows any query (?page=2)', { exact: false }));
+    await s.visible(tool().getByText('?book=42%26page=7 for ?book=42&page=7', { exact: false }));
     await s.screenshotOf(first, '04b-whole-site-detail');
 
     await confirmation.click({ force: true });

@@ -139,6 +139,15 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     await s.screenshotOf(third, '06b-refused-field');
     expect(await accessible()).toEqual([]);
 
+    // An address no filter expression can mean, refused at the field in German.
+    await address.fill('https://woerterbuch.example.org/suche?mail=ana%40schule.example.org');
+    await tool().getByRole('button', { name: 'Einstellungen speichern' }).click();
+    await s.visible(third.getByText('Der Exam-Browser liest, was vor einem "@" steht, als Benutzernamen', { exact: false }));
+    await expect.poll(() => isFocused(address)).toBe(true);
+    await s.screenshotOf(third, '06c-at-sign-refused');
+    // The editor's help states the freedoms of an exact page.
+    await s.visible(tool().getByText('lässt bei einer Adresse ohne Abfrage jede Abfrage zu (?page=2)', { exact: false }));
+
     // A whole site is confirmed with the words the refusal quotes.
     await third.getByLabel('Zulassen', { exact: true }).click();
     await tool().getByRole('option', { name: 'Gesamte Website' }).click();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  exactUrlExpression,
   isFilterExpressible,
   normalizeHostname,
   normalizeToolUrl,
@@ -107,12 +108,19 @@ const baseSchema = z.object({
 
 type ExpressionCheck = { ok: true; value: string } | { ok: false; message: string; path: PolicyPath };
 
-/** An exact URL as a filter expression (`scheme://.host/path?query`), or why it cannot be one. */
-function exactUrlExpression(href: string, path: PolicyPath): ExpressionCheck {
-  const url = new URL(href);
+/**
+ * An exact URL as a filter expression, or why it cannot be one: the faithful form (`exactUrlExpression`: explicit
+ * port, path and query spelled as the filter compares them) wherever one means that page. A rule saved before a
+ * save-time refusal it fails today has none; it is written as it always was (`scheme://.host/path?query`), which the
+ * filter reads as that rule always meant.
+ */
+function exactUrlExpressionCheck(href: string, path: PolicyPath): ExpressionCheck {
   if (!isFilterExpressible(href)) {
     return { ok: false, message: 'URL cannot be written as an exact filter rule ("@" or the query ".")', path };
   }
+  const faithful = exactUrlExpression(href);
+  if (faithful.ok) return { ok: true, value: faithful.expression };
+  const url = new URL(href);
   return { ok: true, value: `${url.protocol}//.${url.host}${url.pathname}${url.search}` };
 }
 
@@ -127,7 +135,7 @@ function originExpression(origin: string): string {
 
 function ruleExpressions(rules: readonly ExbUrlRule[], path: PolicyPath): ExpressionCheck[] {
   return rules.map((rule, index) =>
-    rule.match === 'exact' ? exactUrlExpression(rule.value, [...path, index, 'value']) : { ok: true, value: domainExpression(rule.value) },
+    rule.match === 'exact' ? exactUrlExpressionCheck(rule.value, [...path, index, 'value']) : { ok: true, value: domainExpression(rule.value) },
   );
 }
 
@@ -159,7 +167,7 @@ export const examSettingsInputSchema = baseSchema.transform((input, ctx) => {
       const url = normalizeToolUrl(tool.url, input.serviceOrigin, [...path, 'url'], 'stored');
       const rules = normalizeUrlRules(tool.resourceRules, [...path, 'resourceRules'], 'stored');
       const checks: ExpressionCheck[] = [];
-      checks.push(url.ok ? exactUrlExpression(url.value, [...path, 'url']) : { ok: false, ...url.error });
+      checks.push(url.ok ? exactUrlExpressionCheck(url.value, [...path, 'url']) : { ok: false, ...url.error });
       if (rules.ok) checks.push(...ruleExpressions(rules.value, [...path, 'resourceRules']));
       else checks.push({ ok: false, ...rules.error });
       return checks;

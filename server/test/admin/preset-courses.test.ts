@@ -136,7 +136,7 @@ describe('students of an enforced assessment', () => {
     expect(without.some((expression) => expression.includes('calc.example.edu'))).toBe(false);
     await rollOut();
     const withTool = await open();
-    expect(withTool.some((expression) => expression.includes('calc.example.edu/app'))).toBe(true);
+    expect(withTool.some((expression) => expression.includes('.calc.example.edu:443/app'))).toBe(true);
     expect(withTool.some((expression) => expression.includes('cdn.calc.example.edu'))).toBe(true);
   });
 });

@@ -95,9 +95,9 @@ describe('buildExamSettings', () => {
             rule('https://.exb.example.org'),
             rule('https://login.microsoftonline.com'),
             rule('https://sso.example.edu'),
-            rule('https://.exb.example.org/exb/tool/video/dQw4w9WgXcQ'),
-            rule('https://.www.desmos.com/calculator'),
-            rule('https://.library.example.edu/reserves/exam-sheet.pdf?v=2'),
+            rule('https://.exb.example.org:443/exb/tool/video/dQw4w9WgXcQ'),
+            rule('https://.www.desmos.com:443/calculator'),
+            rule('https://.library.example.edu:443/reserves/exam-sheet.pdf?v=2'),
             rule('https://wolframalpha.com'),
           ],
         ],
@@ -218,6 +218,30 @@ describe('buildExamSettings', () => {
     expect(settings.get('examKeySalt')).toEqual(SALT);
   });
 
+  it('writes exact rules as the exam browser reads them, and a stored rule refused since as it always was', () => {
+    const settings = buildExamSettings(
+      input({
+        allowedHosts: [],
+        tools: tools("https://tool.example.edu/app?name=O'Brien"),
+        urlRules: [
+          exact('https://lib.example.edu/view/Mercury_%28planet%29?t=12%3A30'),
+          exact('https://lib.example.edu/100%'),
+          exact('https://lib.example.edu:8443/a%20b'),
+          exact('https://lib.example.edu/view?mail=ana%40example.edu'),
+        ],
+      }),
+    );
+    expect(expressions(settings)).toEqual([
+      'https://.canvas.example.edu',
+      'https://.exb.example.org',
+      "https://.tool.example.edu:443/app?name=O'Brien",
+      'https://.lib.example.edu/view?mail=ana%40example.edu',
+      'https://.lib.example.edu:443/100%25',
+      'https://.lib.example.edu:443/view/Mercury_(planet)?t=12:30',
+      'https://.lib.example.edu:8443/a%20b',
+    ]);
+  });
+
   it('writes host names as punycode and drops duplicates across groups', () => {
     const settings = buildExamSettings(
       input({ allowedHosts: ['bücher.example'], tools: [], urlRules: [domain('xn--bcher-kva.example')] }),
@@ -266,8 +290,8 @@ describe('buildExamSettings', () => {
     expect(expressions(settings)).toEqual([
       'https://.canvas.example.edu',
       'https://.exb.example.org',
-      'https://.help.desmos.com/guide',
-      'https://.www.desmos.com/calculator',
+      'https://.help.desmos.com:443/guide',
+      'https://.www.desmos.com:443/calculator',
       'https://desmos-cdn.example.com',
     ]);
   });

@@ -177,7 +177,7 @@ describe('GET and HEAD /exb/config/:courseId/:contentId.exb (and .seb)', () => {
       expect(filterExpressions(opened.settings)).toEqual([
         'https://.lms.example.test',
         'https://.tool.example.test',
-        'https://.www.desmos.com/calculator',
+        'https://.www.desmos.com:443/calculator',
         'https://library.example.edu',
       ]);
       // The download's session start: the LMS session URL is minted only when the exam browser opens it.

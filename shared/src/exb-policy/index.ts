@@ -19,7 +19,14 @@ export {
   type PolicyResult,
   type ValueCheck,
 } from './errors.js';
-export { exactRuleMismatch, type ExactRuleMismatch, type PolicyCheck } from './exact-rule-filter.js';
+export {
+  exactRuleMismatch,
+  exactUrlExpression,
+  MISMATCH_MESSAGES,
+  type ExactRuleMismatch,
+  type ExactUrlExpression,
+  type PolicyCheck,
+} from './exact-rule-filter.js';
 export { isFilterExpressible, normalizeExactHttpsUrl } from './exact-urls.js';
 export { isPublicSuffix, normalizeHostname } from './hostnames.js';
 export { mergeInstructorToolCatalog } from './instructor-tool-catalog.js';

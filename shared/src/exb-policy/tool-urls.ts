@@ -84,8 +84,10 @@ export function normalizeToolUrl(url: unknown, baseUrl: string, path: PolicyPath
   }
   const exact = normalizeExactHttpsUrl(url);
   if (!exact.ok) return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, launchAddressRefusal(exact), path);
-  if (check === 'save' && exactRuleMismatch(exact.value) === 'never-matches') {
-    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, launchAddressRefusal(MISMATCH_MESSAGES['never-matches']), path);
+  // A launch address at the site root is the tool's decision (`normalizeExternalTool`); every other mismatch is refused.
+  const mismatch = check === 'save' ? exactRuleMismatch(exact.value) : null;
+  if (mismatch !== null && mismatch !== 'whole-host') {
+    return fail(ErrorCodes.INVALID_EXB_TOOL_POLICY, launchAddressRefusal(MISMATCH_MESSAGES[mismatch]), path);
   }
   return exact;
 }

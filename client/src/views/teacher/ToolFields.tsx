@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
 import type { RuleRow, ToolRow } from './model';
+import { readDifferentlyReason } from './read-differently';
 import { UrlRulesEditor } from './UrlRulesEditor';
 
 /** Name, launch address and extra websites of one tool the teacher defines. */
@@ -25,6 +26,7 @@ export function ToolFields({
   const ruleCount = tool.resourceRules.filter((rule) => rule.value.trim() !== '').length;
   const ruleErrorHere = error?.key !== undefined && tool.resourceRules.some((rule) => error.key?.startsWith(`rule:${rule.rowId}:`));
   const [open, setOpen] = useState(ruleCount > 0);
+  const reason = readDifferentlyReason(tool.url, { withSiteRoot: true });
   return (
     <View as="div">
       <Flex gap="small" wrap="wrap" alignItems="start">
@@ -46,7 +48,7 @@ export function ToolFields({
             placeholder="https://calculator.example.com/app"
             onChange={(_event, url) => onChange({ url })}
             messages={
-              messagesFor(error, urlKey) ?? [{ type: 'hint', text: t('tool.launchHint') }]
+              messagesFor(error, urlKey) ?? [{ type: 'hint', text: reason === null ? t('tool.launchHint') : t('rules.readDifferently', { reason }) }]
             }
             interaction={disabled ? 'disabled' : 'enabled'}
             inputRef={focus.register(urlKey)}

@@ -15,6 +15,7 @@ import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { translatePolicyMessage } from '../../lib/trpc';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
+import { readDifferentlyReason } from './read-differently';
 import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from './model';
 
 /** Whose rules a list holds, which names its rows for screen readers ("Website 2", "Calculator website 1"). */
@@ -138,6 +139,8 @@ function RuleRowFields({
   // A site is asked for, but people paste the address bar: the field keeps the site of it. A paste becomes its site at
   // once; typed text when the field is left, so nothing is cut while it is still being typed.
   const pasted = useRef(false);
+  const reason = row.match === 'exact' ? readDifferentlyReason(row.value) : null;
+  const readDifferentlyMessages = reason === null ? undefined : [{ type: 'hint' as const, text: t('rules.readDifferently', { reason }) }];
   const asSite = (value: string) => {
     const site = siteOfAddress(value);
     return site === value.trim() ? value : site;
@@ -188,7 +191,7 @@ function RuleRowFields({
                   onBlur={() => {
                     if (row.match === 'domain' && asSite(row.value) !== row.value) onChange({ value: asSite(row.value) });
                   }}
-                  messages={messagesFor(error, valueKey)}
+                  messages={messagesFor(error, valueKey) ?? readDifferentlyMessages}
                   interaction={disabled ? 'disabled' : 'enabled'}
                   inputRef={focus.register(valueKey)}
                   spellCheck={false}
