@@ -62,13 +62,17 @@ export function configGrantPath(courseId: string, contentId: string): string {
 /**
  * What the student's course view shows beside the common fields: the assessments that require the exam browser, each
  * with its download entry point, and, where configurations sign the exam browser in to the LMS, the authorization
- * start and whether the student dismissed the readiness prompt. A failed lookup still renders the page, without the
- * list (the view says it is unavailable); the assessments' own LMS pages lead to the download too.
+ * start and whether the student dismissed the readiness prompt. A failed lookup, or a course the LMS has not proven for
+ * the launch's context yet, still renders the page, without the list (the view says it is unavailable); the
+ * assessments' own LMS pages lead to the download too.
  */
 async function studentCourseData(request: FastifyRequest, ctx: AppContext, principal: CoursePrincipal) {
   const { requiredAssessments, readiness, readinessDismissals } = ctx.examBrowser;
+  const listRequired = async () =>
+    // Titles are the course's to tell: only for a course the LMS proved for this launch's context (README, trust model).
+    (await ctx.identity.contextProven(principal)) ? requiredAssessments.list(principal.courseId) : null;
   const [assessments, dismissed] = await Promise.all([
-    requiredAssessments.list(principal.courseId).catch((error: unknown) => {
+    listRequired().catch((error: unknown) => {
       request.log.warn({ err: error, courseId: principal.courseId }, 'required assessments could not be listed');
       return null;
     }),
