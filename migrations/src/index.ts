@@ -13,6 +13,7 @@ import { Migration20261125300000_access_code_verification } from './Migration202
 import { Migration20261125400000_assessment_activity } from './Migration20261125400000_assessment_activity.js';
 import { Migration20261127000000_course_reset_journal } from './Migration20261127000000_course_reset_journal.js';
 import { Migration20261127100000_session_start_token } from './Migration20261127100000_session_start_token.js';
+import { Migration20261127200000_context_proof_role } from './Migration20261127200000_context_proof_role.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -33,4 +34,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125400000_assessment_activity', class: Migration20261125400000_assessment_activity },
   { name: 'Migration20261127000000_course_reset_journal', class: Migration20261127000000_course_reset_journal },
   { name: 'Migration20261127100000_session_start_token', class: Migration20261127100000_session_start_token },
+  { name: 'Migration20261127200000_context_proof_role', class: Migration20261127200000_context_proof_role },
 ];

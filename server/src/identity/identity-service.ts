@@ -5,7 +5,7 @@ import type { CoursePrincipal, Principal } from './principal.js';
 import type { LmsApi } from '../lms/api.js';
 import type { LmsConnector } from '../lms/connector.js';
 import { LmsAuthorizationRequiredError, isLmsError } from '../lms/errors.js';
-import type { BindingRepository, ContextKind, ContextRef, SubjectRef, UserBindingSource } from './binding-repository.js';
+import type { BindingRepository, ContextKind, ContextProver, ContextRef, SubjectRef, UserBindingSource } from './binding-repository.js';
 
 type AdminPrincipal = Extract<Principal, { kind: 'admin' }>;
 
@@ -43,6 +43,7 @@ export function contextRefOf(principal: Principal): ContextRef {
 export class IdentityService {
   private readonly proven = new Map<string, string>();
   private readonly confirmedAdministrators = new Map<string, number>();
+  private readonly recordedInstructors = new Set<string>();
 
   constructor(
     private readonly bindings: BindingRepository,
@@ -99,7 +100,7 @@ export class IdentityService {
       this.logger.warn({ courseId: principal.courseId, resolved }, 'claimed course id differs from the signed context');
       return 'mismatch';
     }
-    return this.record(contextRefOf(principal), principal.lmsUserId);
+    return this.record(contextRefOf(principal), { lmsUserId: principal.lmsUserId, role: principal.kind });
   }
 
   /**
@@ -113,7 +114,7 @@ export class IdentityService {
       this.logger.warn({ accountId: principal.accountId, resolved: account.id }, 'claimed account id differs from the signed context');
       return 'mismatch';
     }
-    const recorded = await this.record(contextRefOf(principal), principal.lmsUserId);
+    const recorded = await this.record(contextRefOf(principal), { lmsUserId: principal.lmsUserId, role: 'administrator' });
     return recorded === 'proven' ? 'confirmed' : 'conflict';
   }
 
@@ -130,6 +131,19 @@ export class IdentityService {
         'The LMS does not confirm that this launch belongs to this course. Open the tool again from the course in the LMS.',
       );
     }
+    if (principal.kind === 'instructor') await this.recordInstructor(principal);
+  }
+
+  /**
+   * A proven instructor of a proven course becomes its prover of record when a student proved it first (once per
+   * process and instructor), so the background verifier has an instructor's grant to act with (never a student's).
+   */
+  private async recordInstructor(principal: CoursePrincipal): Promise<void> {
+    const key = JSON.stringify([principal.issuer, principal.ltiContextId, principal.courseId, principal.lmsUserId]);
+    if (this.recordedInstructors.has(key)) return;
+    await this.bindings.recordInstructor(contextRefOf(principal), principal.lmsUserId);
+    if (this.recordedInstructors.size >= PROVEN_CACHE_LIMIT) this.recordedInstructors.clear();
+    this.recordedInstructors.add(key);
   }
 
   /** Administrator actions: a confirmed root-account administrator (re-confirmed every few minutes per process). */
@@ -161,7 +175,7 @@ export class IdentityService {
     }
   }
 
-  private async record(context: ContextRef, provenBy: string): Promise<'proven' | 'conflict'> {
+  private async record(context: ContextRef, provenBy: ContextProver): Promise<'proven' | 'conflict'> {
     if (!(await this.bindings.recordContext(context, provenBy))) {
       this.logger.warn({ kind: context.kind, lmsId: context.lmsId }, 'context binding conflicts with an earlier proof');
       return 'conflict';
