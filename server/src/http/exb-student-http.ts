@@ -58,11 +58,11 @@ export function coursePrincipal(request: FastifyRequest, courseId: unknown): { s
 export async function provenCoursePrincipal(
   request: FastifyRequest,
   courseId: unknown,
-  identity: Pick<IdentityService, 'contextProven'>,
+  identity: Pick<IdentityService, 'courseProvenForReading'>,
 ): Promise<{ session: SessionData; principal: CoursePrincipal } | 'unproven' | null> {
   const access = coursePrincipal(request, courseId);
   if (access === null) return null;
-  return (await identity.contextProven(access.principal)) ? access : 'unproven';
+  return (await identity.courseProvenForReading(access.principal)) ? access : 'unproven';
 }
 
 /** Words of the refusal for a course not proven yet; also the configuration grant's. */

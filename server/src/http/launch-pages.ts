@@ -70,7 +70,7 @@ async function studentCourseData(request: FastifyRequest, ctx: AppContext, princ
   const { requiredAssessments, readiness, readinessDismissals } = ctx.examBrowser;
   const listRequired = async () =>
     // Titles are the course's to tell: only for a course the LMS proved for this launch's context (README, trust model).
-    (await ctx.identity.contextProven(principal)) ? requiredAssessments.list(principal.courseId) : null;
+    (await ctx.identity.courseProvenForReading(principal)) ? requiredAssessments.list(principal.courseId) : null;
   const [assessments, dismissed] = await Promise.all([
     listRequired().catch((error: unknown) => {
       request.log.warn({ err: error, courseId: principal.courseId }, 'required assessments could not be listed');

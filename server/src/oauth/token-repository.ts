@@ -191,6 +191,24 @@ export class LmsTokenRepository {
     return row === undefined ? null : { lmsUserId: row.lms_user_id, issuer: row.lti_issuer, ltiSubject: row.lti_subject };
   }
 
+  /**
+   * A usable administrator grant for the root account a course is connected in (the administrator who connected it
+   * first): whose grant proves the course for a launch's context when no launch of the course proved it
+   * (`identity/identity-service.ts`, `courseProvenForReading`).
+   */
+  async courseAdministratorHolder(courseId: string): Promise<{ lmsUserId: string; issuer: string; ltiSubject: string } | null> {
+    const rows = await this.orm.em.getConnection().execute<{ lms_user_id: string; lti_issuer: string; lti_subject: string }[]>(
+      `select t.lms_user_id, t.lti_issuer, t.lti_subject from lms_oauth_token t join admin_course c on c.account_id = t.account_id
+       where c.course_id = ? and t.grant_type = 'account_admin' and t.lti_issuer is not null and t.lti_subject is not null
+         and t.reauthorization_required_at is null
+       order by (t.lms_user_id = c.connected_by_lms_user_id) desc, t.lms_user_id
+       limit 1`,
+      [courseId],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { lmsUserId: row.lms_user_id, issuer: row.lti_issuer, ltiSubject: row.lti_subject };
+  }
+
   async findMetadata(lmsUserId: string): Promise<GrantMetadata | null> {
     const row = await this.row(lmsUserId);
     return row ? metadataOf(row) : null;
