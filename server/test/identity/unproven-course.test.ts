@@ -46,6 +46,7 @@ describe('a course no launch proved', () => {
     const page = await shell(cookie);
     expect(page.statusCode).toBe(200);
     expect(page.body).not.toContain('Midterm exam');
+    expect(bootstrapOf(page.body)).toMatchObject({ view: 'student', courseUnverified: true });
     expect(bootstrapOf(page.body).assessments).toBeUndefined();
 
     const listed = await tools(cookie);
