@@ -13,6 +13,7 @@ import { Migration20261125300000_access_code_verification } from './Migration202
 import { Migration20261125400000_assessment_activity } from './Migration20261125400000_assessment_activity.js';
 import { Migration20261127000000_course_reset_journal } from './Migration20261127000000_course_reset_journal.js';
 import { Migration20261127100000_session_start_token } from './Migration20261127100000_session_start_token.js';
+import { Migration20261127200000_context_proof_role } from './Migration20261127200000_context_proof_role.js';
 import { Migration20261127300000_session_generation } from './Migration20261127300000_session_generation.js';
 import { Migration20261127400000_audit_pending } from './Migration20261127400000_audit_pending.js';
 
@@ -35,6 +36,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261125400000_assessment_activity', class: Migration20261125400000_assessment_activity },
   { name: 'Migration20261127000000_course_reset_journal', class: Migration20261127000000_course_reset_journal },
   { name: 'Migration20261127100000_session_start_token', class: Migration20261127100000_session_start_token },
+  { name: 'Migration20261127200000_context_proof_role', class: Migration20261127200000_context_proof_role },
   { name: 'Migration20261127300000_session_generation', class: Migration20261127300000_session_generation },
   { name: 'Migration20261127400000_audit_pending', class: Migration20261127400000_audit_pending },
 ];

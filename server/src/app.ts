@@ -144,6 +144,8 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     oauthServices.oauth.tokens,
     oauthServices.lms,
     logger.child({ component: 'identity' }),
+    Date.now,
+    oauthServices.oauth.tokens,
   );
   const examBrowser = createExamBrowserServices(
     { config, pool, clock, logger, certificates: exbCertificates, lms: oauthServices.lms, tokens: oauthServices.oauth.tokens, identity },

@@ -36,6 +36,8 @@ const schema = z.object({
   actionToken: optional(z.string().min(1)),
   /** The course's assessments that require the exam browser; absent when they could not be listed. */
   assessments: optional(z.array(assessmentSchema)),
+  /** Set when the LMS has not proven the course for this launch yet: nothing of it is listed. */
+  courseUnverified: optional(z.literal(true)),
   /** Whether the student asked not to see the session-readiness prompt again. */
   sessionReadiness: optional(z.object({ dismissed: z.boolean() })),
 });
@@ -127,6 +129,7 @@ function RequiredAssessments({
   onDownload: (target: DownloadTarget) => void;
 }) {
   const { t } = useTranslation('student');
+  if (data.courseUnverified) return <StatusMessage variant="warning">{t('list.courseUnverified')}</StatusMessage>;
   if (data.assessments === undefined) return <StatusMessage variant="warning">{t('list.unavailable')}</StatusMessage>;
   if (data.assessments.length === 0) return <Text as="p">{t('list.empty')}</Text>;
   if (data.actionToken === undefined) return <StatusMessage variant="warning">{t('list.noDownloads')}</StatusMessage>;

@@ -194,7 +194,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Setup>
       ltiSubject: ADMIN.ltiSubject,
     });
     const ltiContextId = opaqueId('account', Number(ACCOUNT));
-    await new BindingRepository(db.orm).recordContext({ issuer: config.lti.issuer, kind: 'account', ltiContextId, lmsId: ACCOUNT }, ADMIN.lmsUserId);
+    await new BindingRepository(db.orm).recordContext({ issuer: config.lti.issuer, kind: 'account', ltiContextId, lmsId: ACCOUNT }, { lmsUserId: ADMIN.lmsUserId, role: 'administrator' });
 
     app = await buildApp({ config, logger, db });
     app.get('/bench/bare', async () => ({ success: true }));

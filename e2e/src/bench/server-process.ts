@@ -124,7 +124,7 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
   // The course is proven for its signed context, as after the first instructor's authorization.
   await new BindingRepository(db.orm).recordContext(
     { issuer: config.lti.issuer, kind: 'course', ltiContextId: seed.courseContextId, lmsId: seed.courseId },
-    '2',
+    { lmsUserId: '2', role: 'instructor' },
   );
 
   const services = createExamBrowserServices({

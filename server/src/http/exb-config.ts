@@ -7,7 +7,7 @@ import type { DownloadFailure, HandoffPurpose, MintOutcome } from '../domain/exa
 import { parseConfigFileName } from '../exb/config-file-type.js';
 import { type ActionTokenCheck } from '../security/action-token.js';
 import { errorBody } from './error-body.js';
-import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
+import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendCourseUnverified, sendRateLimited, sensitiveResponse, STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
 import { sameOriginMutation } from './mutation-guard.js';
 import { clientSignal } from './client-signal.js';
 
@@ -52,13 +52,7 @@ function sendMintRefusal(request: FastifyRequest, reply: FastifyReply, reason: M
     case 'unavailable':
       return sendNoSetting(reply, NO_CONFIGURATION);
     case 'course-unproven':
-      return reply.code(403).send({
-        ...errorBody(
-          ErrorCodes.LMS_COURSE_UNVERIFIED,
-          'This course is not connected to the exam tool yet. Your teacher connects it by opening the tool in the course and connecting their LMS account; you can also connect yours.',
-        ),
-        authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
-      });
+      return sendCourseUnverified(reply);
     case 'certificate-unavailable':
       // For the student this is the contract's "configuration unavailable" (404, no code); the cause is the operator's.
       request.log.warn('configuration grant refused: the encryption certificate is not usable');

@@ -5,7 +5,16 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../context.js';
 import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../domain/exam-browser/proof-redemption.js';
 import { errorBody } from './error-body.js';
-import { assessmentParams, coursePrincipal, sendNoSetting, sendPrincipalRequired, sendRateLimited, sensitiveResponse, withoutFragment } from './exb-student-http.js';
+import {
+  assessmentParams,
+  provenCoursePrincipal,
+  sendCourseUnverified,
+  sendNoSetting,
+  sendPrincipalRequired,
+  sendRateLimited,
+  sensitiveResponse,
+  withoutFragment,
+} from './exb-student-http.js';
 import { allowLmsOrigin } from './lms-cors.js';
 import { clientSignal } from './client-signal.js';
 
@@ -136,7 +145,10 @@ export async function registerExbToolsRoutes(app: FastifyInstance, ctx: AppConte
   allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
 
   app.get<AssessmentRoute>(TOOLS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
-    if (coursePrincipal(request, request.params.courseId) === null) return sendPrincipalRequired(reply);
+    const access = await provenCoursePrincipal(request, request.params.courseId, ctx.identity);
+    if (access === null) return sendPrincipalRequired(reply);
+    // Tool URLs may carry keys (`?k=…`): only a course the LMS proved for this launch's context lists them.
+    if (access === 'unproven') return sendCourseUnverified(reply);
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
     return reply.send({ success: true, tools: await proofs.tools(params.courseId, params.contentId) });

@@ -3,6 +3,7 @@ import type { Locale } from '@exb/shared/i18n/locale.js';
 import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import type { IdentityService } from '../identity/identity-service.js';
 import type { CoursePrincipal } from '../identity/principal.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
@@ -46,6 +47,34 @@ export function coursePrincipal(request: FastifyRequest, courseId: unknown): { s
   const { principal } = session;
   if (principal.kind === 'admin' || principal.courseId !== courseId) return null;
   return { session, principal };
+}
+
+/**
+ * The session's principal when it belongs to `courseId` and the LMS proved that course id for the session's signed
+ * context (README, trust model): `'unproven'` while it is not, `null` without a principal of the course. Every
+ * course-scoped student route reads through this, as the configuration grant does, so a launch from another context
+ * that claims a course nobody proved (a link's custom course id) reads nothing of it.
+ */
+export async function provenCoursePrincipal(
+  request: FastifyRequest,
+  courseId: unknown,
+  identity: Pick<IdentityService, 'courseProvenForReading'>,
+): Promise<{ session: SessionData; principal: CoursePrincipal } | 'unproven' | null> {
+  const access = coursePrincipal(request, courseId);
+  if (access === null) return null;
+  return (await identity.courseProvenForReading(access.principal)) ? access : 'unproven';
+}
+
+/** Words of the refusal for a course not proven yet; also the configuration grant's. */
+export const COURSE_UNVERIFIED_MESSAGE =
+  'This course is not connected to the exam tool yet. Your teacher connects it by opening the tool in the course and connecting their LMS account; you can also connect yours.';
+
+/** The contract's `403 LMS_COURSE_UNVERIFIED`, naming where the student connects their LMS account. */
+export function sendCourseUnverified(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(403)
+    .header('cache-control', reply.getHeader('cache-control') ?? 'no-store')
+    .send({ ...errorBody(ErrorCodes.LMS_COURSE_UNVERIFIED, COURSE_UNVERIFIED_MESSAGE), authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH });
 }
 
 export function sendRateLimited(reply: FastifyReply, message: string): FastifyReply {

@@ -9,7 +9,7 @@ import { readSession, requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import {
   assessmentParams,
-  coursePrincipal,
+  provenCoursePrincipal,
   sendRateLimited,
   sensitiveResponse,
   STUDENT_SESSION_AUTHORIZE_PATH,
@@ -36,6 +36,7 @@ interface Notice {
 }
 
 const CLASSIC_QUIZ_ONLY: Notice = { status: 403, words: 'classicQuizOnly', code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY };
+const COURSE_UNVERIFIED: Notice = { status: 403, words: 'courseUnverified', code: ErrorCodes.LMS_COURSE_UNVERIFIED };
 
 /** A notice worded on the server in the request's language; the view shows it as it arrives. */
 function sendNotice(reply: FastifyReply, ctx: AppContext, courseId: string, notice: Notice): FastifyReply {
@@ -123,13 +124,16 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     if (kind === 'classic' && isLmsId(courseId) && parseContentId(quizId)?.kind === 'newquiz') return notice(CLASSIC_QUIZ_ONLY);
     const params = assessmentParams(courseId, quizId);
     if (params === null || params.content.kind !== kind) return reply.callNotFound();
-    const access = coursePrincipal(request, params.courseId);
+    const access = await provenCoursePrincipal(request, params.courseId, ctx.identity);
     // Most students come from the quiz in the course, without a session with the tool (or with one of another course):
     // the LMS launches the tool at the assessment's exam-browser launch, which renders this view with a session.
     if (access === null) {
       const target = new URL(exbLaunchPath(params.contentId), config.baseUrl).href;
       return reply.header('cache-control', 'no-store').redirect(lmsToolLaunchUrl(config.lmsUrl, params.courseId, target), 302);
     }
+    // Whether an assessment requires the exam browser is the course's to tell, once the LMS proved the course id for
+    // this launch's context; until then the view says so and shows nothing of the course.
+    if (access === 'unproven') return notice(COURSE_UNVERIFIED);
     const assessmentUrl = lmsAssessmentUrl(config.lmsUrl, params.courseId, params.content);
     const returnUrl = lmsQuizUrl(request.query.lms_url, lmsOrigin) ?? assessmentUrl;
     if (!(await requirement.isRequired(params))) return reply.header('cache-control', 'no-store').redirect(returnUrl, 302);

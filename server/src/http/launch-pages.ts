@@ -62,13 +62,17 @@ export function configGrantPath(courseId: string, contentId: string): string {
 /**
  * What the student's course view shows beside the common fields: the assessments that require the exam browser, each
  * with its download entry point, and, where configurations sign the exam browser in to the LMS, the authorization
- * start and whether the student dismissed the readiness prompt. A failed lookup still renders the page, without the
- * list (the view says it is unavailable); the assessments' own LMS pages lead to the download too.
+ * start and whether the student dismissed the readiness prompt. A failed lookup, or a course the LMS has not proven for
+ * the launch's context yet (`courseUnverified`), still renders the page, without the list (the view says why); the
+ * assessments' own LMS pages lead to the download too.
  */
 async function studentCourseData(request: FastifyRequest, ctx: AppContext, principal: CoursePrincipal) {
   const { requiredAssessments, readiness, readinessDismissals } = ctx.examBrowser;
-  const [assessments, dismissed] = await Promise.all([
-    requiredAssessments.list(principal.courseId).catch((error: unknown) => {
+  // Titles are the course's to tell: only for a course the LMS proved for this launch's context (README, trust model).
+  const listRequired = async () =>
+    (await ctx.identity.courseProvenForReading(principal)) ? requiredAssessments.list(principal.courseId) : ('unverified' as const);
+  const [listed, dismissed] = await Promise.all([
+    listRequired().catch((error: unknown) => {
       request.log.warn({ err: error, courseId: principal.courseId }, 'required assessments could not be listed');
       return null;
     }),
@@ -79,7 +83,9 @@ async function studentCourseData(request: FastifyRequest, ctx: AppContext, princ
         })
       : false,
   ]);
+  const assessments = listed === 'unverified' ? null : listed;
   return {
+    ...(listed === 'unverified' ? { courseUnverified: true as const } : {}),
     ...(assessments === null
       ? {}
       : {

@@ -26,6 +26,16 @@ export interface UserBindingSource {
   userBindings(subject: SubjectRef): Promise<{ lmsUserId: string; ltiSubject: string }[]>;
 }
 
+/**
+ * Who proved a context, and in which role: a course is proven by an instructor or a student with their own grant, or
+ * by an administrator of its account with theirs; a root account by its administrator. The role decides whose grant
+ * may later act for the course without them (`oauth/token-repository.ts`, `courseManagerHolder`).
+ */
+export interface ContextProver {
+  lmsUserId: string;
+  role: 'instructor' | 'student' | 'administrator';
+}
+
 /** What the stored context bindings say about a claimed course or account id. */
 export interface ContextCheck {
   /** The claimed course or account id is bound to another context, or the context to another id. */
@@ -64,15 +74,30 @@ export class BindingRepository {
   }
 
   /**
+   * Makes an instructor of a proven course its prover of record when the binding names none: a student's proof, or one
+   * from before the role was recorded. The binding itself (context and id) never changes; only whose grant the
+   * background verifier may use does (`oauth/token-repository.ts`, `courseManagerHolder`).
+   */
+  async recordInstructor(context: ContextRef, lmsUserId: string): Promise<void> {
+    await this.orm.em.getConnection().execute(
+      `update lti_context_binding set proven_by_lms_user_id = ?, proven_by_role = 'instructor'
+        where issuer = ? and context_kind = ? and lti_context_id = ? and lms_id = ?
+          and proven_by_role is distinct from 'instructor' and proven_by_role is distinct from 'administrator'`,
+      [lmsUserId, context.issuer, context.kind, context.ltiContextId, context.lmsId],
+      'run',
+    );
+  }
+
+  /**
    * Records a proven context binding. Returns whether the stored binding is exactly this one afterwards: `false` when
    * the context or the id was bound otherwise before (a proof never overwrites another).
    */
-  async recordContext(context: ContextRef, provenByLmsUserId: string): Promise<boolean> {
+  async recordContext(context: ContextRef, provenBy: ContextProver): Promise<boolean> {
     const connection = this.orm.em.getConnection();
     await connection.execute(
-      `insert into lti_context_binding (issuer, context_kind, lti_context_id, lms_id, proven_by_lms_user_id)
-       values (?, ?, ?, ?, ?) on conflict do nothing`,
-      [context.issuer, context.kind, context.ltiContextId, context.lmsId, provenByLmsUserId],
+      `insert into lti_context_binding (issuer, context_kind, lti_context_id, lms_id, proven_by_lms_user_id, proven_by_role)
+       values (?, ?, ?, ?, ?, ?) on conflict do nothing`,
+      [context.issuer, context.kind, context.ltiContextId, context.lmsId, provenBy.lmsUserId, provenBy.role],
       'run',
     );
     return (await this.boundId(context.issuer, context.kind, context.ltiContextId)) === context.lmsId;

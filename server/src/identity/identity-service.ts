@@ -4,9 +4,9 @@ import { DomainError } from '../domain-error.js';
 import { ConfirmationCache } from './confirmation-cache.js';
 import type { CoursePrincipal, Principal } from './principal.js';
 import type { LmsApi } from '../lms/api.js';
-import type { LmsConnector } from '../lms/connector.js';
+import type { GrantHolder, LmsConnector } from '../lms/connector.js';
 import { LmsAuthorizationRequiredError, isLmsError } from '../lms/errors.js';
-import type { BindingRepository, ContextKind, ContextRef, SubjectRef, UserBindingSource } from './binding-repository.js';
+import type { BindingRepository, ContextKind, ContextProver, ContextRef, SubjectRef, UserBindingSource } from './binding-repository.js';
 
 type AdminPrincipal = Extract<Principal, { kind: 'admin' }>;
 type InstructorPrincipal = Extract<Principal, { kind: 'instructor' }>;
@@ -16,6 +16,12 @@ export type LaunchIdentityConflict = 'user' | 'context';
 
 export type CourseProof = 'proven' | 'mismatch' | 'conflict';
 export type AdministratorConfirmation = 'confirmed' | 'not-root' | 'mismatch' | 'conflict';
+
+/** Whose grant can resolve a course's signed context for a launch when no launch of the course proved it yet. */
+export interface CourseAdministratorSource {
+  /** A usable grant of an administrator of the root account the course is connected in, or `null`. */
+  courseAdministratorHolder(courseId: string): Promise<GrantHolder | null>;
+}
 
 /** How many proven context bindings this process remembers; a binding never changes once written. */
 const PROVEN_CACHE_LIMIT = 10_000;
@@ -27,6 +33,12 @@ export const ROLE_CONFIRMATION_TTL_MS = 5 * 60 * 1000;
 
 /** The enrollment types (as the LMS's course list names them) that make a course instructor: teacher, TA, designer. */
 const INSTRUCTOR_ENROLLMENT_TYPES: ReadonlySet<string> = new Set(['teacher', 'ta', 'designer']);
+/**
+ * How long this process takes a course an administrator's grant could not prove for a context as unproven before
+ * asking again: bounds the LMS calls a launch from another context that claims the course can cause, yet lets a
+ * course an administrator connects meanwhile be read within a minute.
+ */
+const ADMINISTRATOR_PROOF_RETRY_MS = 60 * 1000;
 
 export function contextRefOf(principal: Principal): ContextRef {
   return principal.kind === 'admin'
@@ -49,13 +61,17 @@ export class IdentityService {
   private readonly proven = new Map<string, string>();
   /** Administrators and instructors the LMS confirmed lately, per person and account or course. */
   private readonly confirmedRoles: ConfirmationCache;
+  private readonly recordedInstructors = new Set<string>();
+  private readonly administratorProofs = new Map<string, Promise<boolean>>();
+  private readonly administratorRefusals = new Map<string, number>();
 
   constructor(
     private readonly bindings: BindingRepository,
     private readonly users: UserBindingSource,
     private readonly lms: LmsConnector,
     private readonly logger: Logger,
-    now: () => number = Date.now,
+    private readonly now: () => number = Date.now,
+    private readonly administrators: CourseAdministratorSource | null = null,
   ) {
     this.confirmedRoles = new ConfirmationCache(ROLE_CONFIRMATION_TTL_MS, now, PROVEN_CACHE_LIMIT);
   }
@@ -87,12 +103,62 @@ export class IdentityService {
   /** Whether the principal's course or account id is proven for its signed context. */
   async contextProven(principal: Principal): Promise<boolean> {
     const context = contextRefOf(principal);
+    return (await this.boundIdOf(context)) === context.lmsId;
+  }
+
+  /** The id proven for the principal's signed context, or `null` while none is. */
+  private async boundIdOf(context: ContextRef): Promise<string | null> {
     const cached = this.proven.get(cacheKey(context.issuer, context.kind, context.ltiContextId));
-    if (cached !== undefined) return cached === context.lmsId;
+    if (cached !== undefined) return cached;
     const bound = await this.bindings.boundId(context.issuer, context.kind, context.ltiContextId);
-    if (bound === null) return false;
-    this.remember({ ...context, lmsId: bound });
-    return bound === context.lmsId;
+    if (bound !== null) this.remember({ ...context, lmsId: bound });
+    return bound;
+  }
+
+  /**
+   * Whether the course-scoped reads of a student's session (the required list, the approved tools, the required-browser
+   * views, the configuration grant) may answer: the course id must be proven for the signed context. A course nobody
+   * launched into with a grant yet, but which an administrator connected, is proven now through that administrator's
+   * grant, which the LMS answers `lti_context_id:` lookups for within its root account (as it does for a member of the
+   * course). A launch from another context that claims the course is refuted by the same lookup.
+   */
+  async courseProvenForReading(principal: CoursePrincipal): Promise<boolean> {
+    const bound = await this.boundIdOf(contextRefOf(principal));
+    // A context proven for any id answers for itself; only one nobody proved yet is worth asking the LMS about.
+    if (bound !== null) return bound === principal.courseId;
+    if (this.administrators === null) return false;
+    const key = JSON.stringify([principal.issuer, principal.ltiContextId, principal.courseId]);
+    const refusedAt = this.administratorRefusals.get(key);
+    if (refusedAt !== undefined && this.now() - refusedAt < ADMINISTRATOR_PROOF_RETRY_MS) return false;
+    // Students of the course arrive together: one lookup answers all of them.
+    let pending = this.administratorProofs.get(key);
+    if (pending === undefined) {
+      pending = this.proveThroughAdministrator(principal).finally(() => this.administratorProofs.delete(key));
+      this.administratorProofs.set(key, pending);
+    }
+    const proven = await pending;
+    if (!proven) {
+      if (this.administratorRefusals.size >= PROVEN_CACHE_LIMIT) this.administratorRefusals.clear();
+      this.administratorRefusals.set(key, this.now());
+    }
+    return proven;
+  }
+
+  private async proveThroughAdministrator(principal: CoursePrincipal): Promise<boolean> {
+    const holder = await this.administrators!.courseAdministratorHolder(principal.courseId);
+    if (holder === null) return false;
+    try {
+      const resolved = await this.lms.forPrincipal(holder).courseIdForContext(principal.ltiContextId);
+      if (resolved !== principal.courseId) {
+        this.logger.warn({ courseId: principal.courseId, resolved }, 'claimed course id differs from the signed context');
+        return false;
+      }
+    } catch (error) {
+      if (!isLmsError(error)) throw error;
+      this.logger.info({ courseId: principal.courseId, err: error }, 'course could not be proven through an administrator');
+      return false;
+    }
+    return (await this.record(contextRefOf(principal), { lmsUserId: holder.lmsUserId, role: 'administrator' })) === 'proven';
   }
 
   /**
@@ -107,7 +173,7 @@ export class IdentityService {
       this.logger.warn({ courseId: principal.courseId, resolved }, 'claimed course id differs from the signed context');
       return 'mismatch';
     }
-    return this.record(contextRefOf(principal), principal.lmsUserId);
+    return this.record(contextRefOf(principal), { lmsUserId: principal.lmsUserId, role: principal.kind });
   }
 
   /**
@@ -121,7 +187,7 @@ export class IdentityService {
       this.logger.warn({ accountId: principal.accountId, resolved: account.id }, 'claimed account id differs from the signed context');
       return 'mismatch';
     }
-    const recorded = await this.record(contextRefOf(principal), principal.lmsUserId);
+    const recorded = await this.record(contextRefOf(principal), { lmsUserId: principal.lmsUserId, role: 'administrator' });
     return recorded === 'proven' ? 'confirmed' : 'conflict';
   }
 
@@ -138,6 +204,19 @@ export class IdentityService {
         'The LMS does not confirm that this launch belongs to this course. Open the tool again from the course in the LMS.',
       );
     }
+    if (principal.kind === 'instructor') await this.recordInstructor(principal);
+  }
+
+  /**
+   * A proven instructor of a proven course becomes its prover of record when a student proved it first (once per
+   * process and instructor), so the background verifier has an instructor's grant to act with (never a student's).
+   */
+  private async recordInstructor(principal: CoursePrincipal): Promise<void> {
+    const key = JSON.stringify([principal.issuer, principal.ltiContextId, principal.courseId, principal.lmsUserId]);
+    if (this.recordedInstructors.has(key)) return;
+    await this.bindings.recordInstructor(contextRefOf(principal), principal.lmsUserId);
+    if (this.recordedInstructors.size >= PROVEN_CACHE_LIMIT) this.recordedInstructors.clear();
+    this.recordedInstructors.add(key);
   }
 
   /** Administrator actions: a confirmed root-account administrator (re-confirmed every few minutes per process). */
@@ -204,7 +283,7 @@ export class IdentityService {
     }
   }
 
-  private async record(context: ContextRef, provenBy: string): Promise<'proven' | 'conflict'> {
+  private async record(context: ContextRef, provenBy: ContextProver): Promise<'proven' | 'conflict'> {
     if (!(await this.bindings.recordContext(context, provenBy))) {
       this.logger.warn({ kind: context.kind, lmsId: context.lmsId }, 'context binding conflicts with an earlier proof');
       return 'conflict';

@@ -169,21 +169,41 @@ export class LmsTokenRepository {
   }
 
   /**
-   * Whose stored grant can check a course's access codes when nobody is at the keyboard (the background verifier): the
-   * preferred user (whose grant last checked it), else the instructor who proved the course to the tool, else an
-   * administrator of the root account the course is connected in. Only grants bound to a signed identity and not
-   * waiting for re-authorization qualify; the holder is what `LmsConnector.forPrincipal` needs.
+   * Whose stored grant can check a course's access codes when nobody is at the keyboard (the background verifier, a
+   * reset's recovery): only a manager of the course, that is the instructor (or administrator) the course binding
+   * names as its prover, or an administrator of the root account the course is connected in; never a student, even one
+   * who proved the course. Among them the preferred user (whose grant last checked it) comes first, then instructors.
+   * Only grants bound to a signed identity and not waiting for re-authorization qualify; the holder is what
+   * `LmsConnector.forPrincipal` needs.
    */
   async courseManagerHolder(courseId: string, preferredLmsUserId: string | null): Promise<{ lmsUserId: string; issuer: string; ltiSubject: string } | null> {
     const rows = await this.orm.em.getConnection().execute<{ lms_user_id: string; lti_issuer: string; lti_subject: string }[]>(
       `select t.lms_user_id, t.lti_issuer, t.lti_subject from lms_oauth_token t
        where t.lti_issuer is not null and t.lti_subject is not null and t.reauthorization_required_at is null
-         and (t.lms_user_id = ?
-           or t.lms_user_id in (select b.proven_by_lms_user_id from lti_context_binding b where b.context_kind = 'course' and b.lms_id = ?)
+         and (t.lms_user_id in (select b.proven_by_lms_user_id from lti_context_binding b
+                where b.context_kind = 'course' and b.lms_id = ? and b.proven_by_role in ('instructor', 'administrator'))
            or (t.grant_type = 'account_admin' and t.account_id in (select c.account_id from admin_course c where c.course_id = ?)))
        order by (t.lms_user_id = ?) desc, (t.grant_type = 'account_admin') asc, t.lms_user_id
        limit 1`,
-      [preferredLmsUserId ?? '', courseId, courseId, preferredLmsUserId ?? ''],
+      [courseId, courseId, preferredLmsUserId ?? ''],
+    );
+    const row = rows[0];
+    return row === undefined ? null : { lmsUserId: row.lms_user_id, issuer: row.lti_issuer, ltiSubject: row.lti_subject };
+  }
+
+  /**
+   * A usable administrator grant for the root account a course is connected in (the administrator who connected it
+   * first): whose grant proves the course for a launch's context when no launch of the course proved it
+   * (`identity/identity-service.ts`, `courseProvenForReading`).
+   */
+  async courseAdministratorHolder(courseId: string): Promise<{ lmsUserId: string; issuer: string; ltiSubject: string } | null> {
+    const rows = await this.orm.em.getConnection().execute<{ lms_user_id: string; lti_issuer: string; lti_subject: string }[]>(
+      `select t.lms_user_id, t.lti_issuer, t.lti_subject from lms_oauth_token t join admin_course c on c.account_id = t.account_id
+       where c.course_id = ? and t.grant_type = 'account_admin' and t.lti_issuer is not null and t.lti_subject is not null
+         and t.reauthorization_required_at is null
+       order by (t.lms_user_id = c.connected_by_lms_user_id) desc, t.lms_user_id
+       limit 1`,
+      [courseId],
     );
     const row = rows[0];
     return row === undefined ? null : { lmsUserId: row.lms_user_id, issuer: row.lti_issuer, ltiSubject: row.lti_subject };

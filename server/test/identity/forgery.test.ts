@@ -2,6 +2,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LaunchOptions } from '../../../e2e/src/lms/index.js';
 import { bootstrapOf, Browser, createHarness, launchAs, outcomeOf, TOOL, type Harness } from '../lti/launch-harness.js';
+import { createLogger } from '../../src/logger.js';
+import { createOAuthServices } from '../../src/oauth/services.js';
 
 /**
  * The trust model against a platform whose custom claim is partly authored by course staff (DESIGN.md, trust model):
@@ -278,5 +280,28 @@ describe('forged administrators', () => {
     const browser = new Browser();
     const response = await launch(browser, { person: 'administrator', placement: 'account_navigation', accountId: 1 });
     expect(outcomeOf(response)).toBe('admin');
+  });
+});
+
+describe('whose grant acts without anyone at the keyboard', () => {
+  /** The stored grant the background verifier and a reset's recovery would act with for course 101. */
+  const managerOf101 = (preferred: string | null = null) =>
+    createOAuthServices(h.t.config, h.t.db.orm, h.states, createLogger('silent')).oauth.tokens.courseManagerHolder('101', preferred);
+
+  it('is never a student’s, even one who proved the course; an instructor who acts in the course becomes its manager', async () => {
+    // A student connects first, which proves course 101 with the student's own grant.
+    const student = new Browser();
+    await launch(student, { person: 'student1', placement: 'course_navigation', courseId: 101 });
+    expect(bootstrapOf((await connect(student, 'student1', '/api/student-session-authorize')).body).view).toBe('student-session-connected');
+    expect(await h.t.db.orm.em.getConnection().execute(`select proven_by_lms_user_id as by from lti_context_binding where lms_id = '101'`)).toEqual([
+      { by: '3' },
+    ]);
+    expect(await managerOf101()).toBeNull();
+    // Not even when a record names the student as the last checker.
+    expect(await managerOf101('3')).toBeNull();
+
+    await honestInstructor();
+    expect(await managerOf101()).toMatchObject({ lmsUserId: '2' });
+    expect(await managerOf101('3')).toMatchObject({ lmsUserId: '2' });
   });
 });

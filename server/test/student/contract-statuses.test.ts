@@ -29,7 +29,7 @@ describe('Document 3 statuses of the config grant and the required-browser view'
     const principal = student();
     await new BindingRepository(t.db.orm).recordContext(
       { issuer: principal.issuer, kind: 'course', ltiContextId: principal.ltiContextId, lmsId: COURSE },
-      '2',
+      { lmsUserId: '2', role: 'instructor' },
     );
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import type { Principal } from '../../src/identity/principal.js';
 import { BindingRepository } from '../../src/identity/binding-repository.js';
 import { createLogger } from '../../src/logger.js';
+import { grantTypeForScopes } from '../../src/oauth/grant-rules.js';
 import { createOAuthServices, type OAuthServiceOptions } from '../../src/oauth/services.js';
 import { deriveKey } from '../../src/security/derived-keys.js';
 import { OneTimeStore } from '../../src/security/one-time-store.js';
@@ -75,7 +76,10 @@ export async function proveSeedContexts(lms: MockLms, orm: TestApp['db']['orm'],
     ...[...lms.state.accounts.keys()].map((id) => ({ kind: 'account' as const, id: String(id) })),
   ];
   for (const { kind, id } of contexts) {
-    await bindings.recordContext({ issuer, kind, ltiContextId: contextIdFor(kind, id), lmsId: id }, 'seed');
+    // Proven as a student's connect proves a course: the first request of an instructor of the course then makes that
+    // instructor its manager of record, whose grant the background verifier may use.
+    const role = kind === 'course' ? 'student' : 'administrator';
+    await bindings.recordContext({ issuer, kind, ltiContextId: contextIdFor(kind, id), lmsId: id }, { lmsUserId: 'seed', role });
   }
 }
 
@@ -172,7 +176,8 @@ export async function storeGrant(bed: OAuthTestbed, userId: number, scopes: read
     lmsUserName: issued.response.user.name,
     lmsGlobalUserId: issued.response.user.global_id,
     lmsRegion: issued.response.canvas_region,
-    accountId: null,
+    // An administrator's authorization carries the root account the callback verified (the seeded LMS's account 1).
+    accountId: grantTypeForScopes(scopes) === 'account_admin' ? '1' : null,
     ltiIssuer: ISSUER,
     ltiSubject: subjectFor(userId),
   });

@@ -11,7 +11,11 @@ export function numericId(value: string | undefined): number | undefined {
 
 /**
  * Finds a record by an API id as the LMS reads one: a number, or `lti_context_id:<40-hex>` / `uuid:<uuid>`. The
- * prefixed forms look only within the LMS's own root account, so another school's context id addresses nothing.
+ * prefixed forms look only within the LMS's own root account, so another school's context id addresses nothing
+ * (canvas-lms `lib/api.rb`, `SIS_MAPPINGS["courses"]`: the `lti_context_id` and `uuid` lookups are scoped by
+ * `root_account_id`, only a bare `id` is not). Whether the caller may then read the record is the course's own
+ * permission check ({@link readableCourse}), which an administrator of the course's account passes like a member
+ * (`app/models/course.rb`, `account_membership_allows`): the service proves courses through administrators that way.
  */
 function findByApiId<T extends { id: number; ltiContextId: string; uuid: string }>(
   lms: LmsRuntime,

@@ -13,6 +13,8 @@ export const LtiContextBinding = defineEntity({
     ltiContextId: p.text().primary(),
     lmsId: p.text(),
     provenByLmsUserId: p.text(),
+    /** `instructor`, `student` or `administrator`; `null` on a binding from before the role was recorded. */
+    provenByRole: p.text().nullable(),
     provenAt: p.datetime().defaultRaw('now()'),
   },
 });

@@ -101,7 +101,7 @@ export interface ConfigGrantOptions {
   readonly configurations: ExamConfigurations;
   readonly lms: LmsConnector;
   readonly tokens: LmsTokenRepository;
-  readonly identity: Pick<IdentityService, 'contextProven'>;
+  readonly identity: Pick<IdentityService, 'courseProvenForReading'>;
   /**
    * Whether students' configurations carry an LMS session URL (the LMS API is configured): then every download has a
    * Config Key of its own.
@@ -127,7 +127,7 @@ export class ConfigGrants {
     const { store, configurations } = this.options;
     const { courseId } = principal;
     // The course id came from a custom field: until the LMS proved it for the signed context, it names nothing.
-    if (!(await this.options.identity.contextProven(principal))) return { ok: false, reason: 'course-unproven' };
+    if (!(await this.options.identity.courseProvenForReading(principal))) return { ok: false, reason: 'course-unproven' };
     // A second-old policy is good enough here: the grant is bound to its fingerprint, which the download compares with
     // the setting it reads, so a grant minted just before a change downloads nothing.
     const policy = activePolicy(await this.options.reader.loadRecent(courseId, contentId, RECENT_POLICY_MAX_AGE_MS));
