@@ -85,6 +85,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     pool,
     mode: embedded ? 'embedded' : 'external',
     async migrate() {
+      // The migrator first sets up its own table on a connection outside any transaction: done here, before the
+      // transaction below holds a connection, so a pool of one connection does not wait for itself.
+      await orm.migrator.getExecuted();
       // A migration may rewrite a large table: neither the server's limit nor the client's applies to it.
       const applied = await statementGuard.unbounded(() =>
         orm.em.getConnection().transactional(async (transaction) => {
