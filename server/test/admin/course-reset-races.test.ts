@@ -170,12 +170,16 @@ describe('an exam-tool copy into a course being reset', () => {
     await t.settings.saveCourseDefaults('102', { courseId: '102', urlRules: [], externalTools: [TOOL], startPassword: null, exitPassword: null, setupCompleted: false });
     const source = sessionFor(t.app, instructor({ courseId: '102' })).cookie;
     // The copy reads 101's generation, then re-reads the teacher's courses from the LMS; the reset lands meanwhile.
+    // Only the copy's read of the teacher's courses: the instructor's membership check reads the course list first.
     let resetDone: Promise<unknown> = Promise.resolve();
+    let intercepted = false;
     t.bed.msw.use(
-      http.get(`${LMS_URL}/api/v1/courses`, () => {
+      http.get(`${LMS_URL}/api/v1/courses`, ({ request }) => {
+        if (intercepted || new URL(request.url).searchParams.get('enrollment_type') !== 'teacher') return undefined;
+        intercepted = true;
         resetDone = reset(t).then((response) => expect(response.statusCode, response.body).toBe(200));
         return resetDone.then(() => undefined);
-      }, { once: true }),
+      }),
     );
     const copy = await t.app.inject({
       method: 'POST',
