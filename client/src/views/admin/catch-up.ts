@@ -8,15 +8,18 @@ const MAX_ATTEMPTS = 40;
 
 /**
  * Sends the account's catch-up (`admin.catchUp`: the one-time legacy backfill and a reconciliation batch) once when the
- * dashboard opens, and again while the backfill is still running, reloading the lists after each answer so the courses
- * it connected appear. The summary itself is a read that changes nothing; these writes are the dashboard's to ask for.
+ * dashboard opens, and again while the backfill is still running, then reloads the summary and the course lists so the
+ * courses it connected appear. The summary itself is a read that changes nothing; these writes are the dashboard's to ask for.
  */
 export function useCatchUp(): void {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const { mutateAsync } = useMutation(trpc.admin.catchUp.mutationOptions());
-  const latest = useRef({ mutateAsync, queryClient, pathKey: trpc.admin.pathKey() });
-  latest.current = { mutateAsync, queryClient, pathKey: trpc.admin.pathKey() };
+  // Only what the backfill changes: the summary's counts and the course lists. Other views keep their state (a preset
+  // rollout in progress would start over if its queries were reloaded under it).
+  const changed = [trpc.admin.summary.queryKey(), trpc.admin.courses.pathKey()];
+  const latest = useRef({ mutateAsync, queryClient, changed });
+  latest.current = { mutateAsync, queryClient, changed };
 
   useEffect(() => {
     let stopped = false;
@@ -25,8 +28,9 @@ export function useCatchUp(): void {
       try {
         const answer = await latest.current.mutateAsync();
         if (stopped) return;
-        void latest.current.queryClient.invalidateQueries({ queryKey: latest.current.pathKey });
-        if (!answer.backfilled && count + 1 < MAX_ATTEMPTS) timer = window.setTimeout(() => void attempt(count + 1), RETRY_MS);
+        if (answer.backfilled) {
+          for (const queryKey of latest.current.changed) void latest.current.queryClient.invalidateQueries({ queryKey });
+        } else if (count + 1 < MAX_ATTEMPTS) timer = window.setTimeout(() => void attempt(count + 1), RETRY_MS);
       } catch {
         // Nothing the dashboard shows depends on it; the next opening asks again.
       }
