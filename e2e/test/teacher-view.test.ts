@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
@@ -10,6 +9,7 @@ import { createTestApp, type TestApp } from '../../server/test/support/app.js';
 import { createMockLms, type MockLms, type RunningLmsServer } from '../src/lms/index.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
 import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, watchServiceProblems } from '../src/support/tool-frame.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
 const CLIENT_ID = '10000000000001';
@@ -29,13 +29,6 @@ const SCHOOL_TOOL = {
   presetId: '6f1c8a52-3d0e-4b7a-9d52-0d9b1f3e2a10',
   enabled: true,
 };
-
-/** Screenshots of every step, to be looked at: `TEACHER_VIEW_SCREENSHOTS` or a fresh temporary folder. */
-function screenshotFolder(): string {
-  const folder = process.env.TEACHER_VIEW_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), 'exb-teacher-view-'));
-  mkdirSync(folder, { recursive: true });
-  return folder;
-}
 
 // Each step drives several LMS round trips through a real browser.
 /**
@@ -60,6 +53,8 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
   let context: BrowserContext;
   let page: Page;
   let tool: Frame;
+  // Screenshots of every step, to be looked at: kept in `TEACHER_VIEW_SCREENSHOTS`, else removed after the test.
+  let folder: ScreenshotFolder | undefined;
   let shots: string;
   let settings: SettingsRepository;
   const problems: string[] = [];
@@ -106,14 +101,15 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
     await context.clock.install();
     page = await context.newPage();
     watchServiceProblems(page, t.url!, problems, provokedRefusal);
-    shots = screenshotFolder();
-    process.stderr.write(`\n[teacher-view] screenshots in ${shots}\n`);
+    folder = screenshotFolder('TEACHER_VIEW_SCREENSHOTS', 'teacher-view');
+    shots = folder.path;
   });
   afterAll(async () => {
     await context?.close();
     await browser?.close();
     await lmsServer?.close();
     await t?.close();
+    folder?.remove();
   });
 
   // A failed step leaves a picture of where it stopped.
