@@ -122,6 +122,12 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     const courseList = tool().getByRole('list', { name: 'Websites des Kurses' });
     await s.visible(courseList.getByText('de.wikipedia.org mit allen Subdomains'));
     expect(await courseList.locator('code').allTextContents()).toEqual(['https://dictionary.example.org/define', 'de.wikipedia.org']);
+    // The summary names the exact page by its whole address and the site with its subdomains, as the list does.
+    const summary = tool().locator('section[aria-labelledby="summary-heading"]');
+    await expect
+      .poll(() => summary.getByRole('definition').filter({ hasText: 'dictionary.example.org' }).first().textContent())
+      .toBe('https://dictionary.example.org/define, de.wikipedia.org mit allen Subdomains');
+    await s.screenshotOf(summary, '05b-summary-exact-page');
 
     await tool().getByLabel('Eigene Liste für diese Prüfung verwenden').click({ force: true });
     await tool().getByRole('button', { name: 'Website hinzufügen' }).click();

@@ -86,8 +86,8 @@ export function AssessmentWebsites({
   );
 }
 
-/** A rule of the course's list: the address, or the site with its subdomains, the value set as code. */
-function SiteWords({ rule }: { rule: CourseDefaults['urlRules'][number] }) {
+/** A website rule in words: the address (one page), or the site with its subdomains, the value set as code. */
+export function SiteWords({ rule }: { rule: Pick<CourseDefaults['urlRules'][number], 'match' | 'value'> }) {
   const { t } = useTranslation('teacher');
   const value = <code className="exb-inline-code">{rule.value}</code>;
   if (rule.match !== 'domain') return value;
