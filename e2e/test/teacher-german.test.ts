@@ -84,6 +84,8 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     await tool().getByRole('button', { name: 'Exit-Passwort für den Kurs festlegen' }).click();
 
     await s.visible(tool().getByRole('heading', { name: 'Kursvorgaben', level: 2 }));
+    // The link left with its tab; the focus is on the field it asked to set, not dropped.
+    await expect.poll(() => isFocused(tool().getByLabel(/^Exit-Passwort festlegen/))).toBe(true);
     await tool().getByLabel(/^Exit-Passwort festlegen/).fill(EXIT_PASSWORD);
     await tool().getByLabel('Die Einrichtung dieses Kurses ist abgeschlossen').click({ force: true });
     await tool().getByRole('button', { name: 'Website hinzufügen' }).click();
@@ -154,9 +156,11 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     // The editor's help states the freedoms of an exact page.
     await s.visible(tool().getByText('lässt bei einer Adresse ohne Abfrage jede Abfrage zu (?page=2)', { exact: false }));
 
-    // A whole site is confirmed with the words the refusal quotes.
+    // A whole site is confirmed with the words the refusal quotes. The address's refusal goes with the address.
     await third.getByLabel('Zulassen', { exact: true }).click();
     await tool().getByRole('option', { name: 'Gesamte Website' }).click();
+    await expect.poll(() => third.getByText('Der Exam-Browser liest, was vor einem "@" steht', { exact: false }).count()).toBe(0);
+    await s.screenshotOf(third, '06d-refusal-gone-after-switch');
     // InstUI puts a field's message inside its label, so the accessible name starts with the label text.
     await third.getByLabel(/^Website/).fill('example.com');
     await tool().getByRole('button', { name: 'Einstellungen speichern' }).click();

@@ -184,7 +184,9 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
     // The message leads to the course defaults, where the exit password is set and the setup completed.
     await tool.getByRole('button', { name: 'Set a course exit password' }).click();
     await visible(tool.getByRole('heading', { name: 'Course defaults', level: 2 }));
-    await // InstUI puts a field's hint inside its label, so the accessible name starts with the label text.
+    // The link left with its tab; the focus is on the field it asked to set, not dropped.
+    // InstUI puts a field's hint inside its label, so the accessible name starts with the label text.
+    await expect.poll(() => tool.getByLabel(/^Set an exit password/).evaluate((input) => input === document.activeElement)).toBe(true);
     await tool.getByLabel(/^Set an exit password/).fill(EXIT_PASSWORD);
     await tool.getByLabel('The setup of this course is complete').click({ force: true });
     await tool.getByRole('button', { name: 'Add a website' }).click();
@@ -267,8 +269,12 @@ describe.runIf(browserAvailable())('the teacher view in Chromium', { timeout: 12
     await third.screenshot({ path: path.join(shots, '06b-invalid-rule-detail.png') });
 
     // A whole site needs the explicit confirmation; the server refuses it without and says so at the checkbox.
+    // Switching the row to a site takes the address's refusal away: it was about the address.
     await third.getByLabel('Allow', { exact: true }).click();
     await tool.getByRole('option', { name: 'A whole site' }).click();
+    await expect.poll(() => third.getByText('Only exact https:// URLs are allowed').count()).toBe(0);
+    await expect.poll(() => third.getByLabel('Site').getAttribute('aria-invalid')).not.toBe('true');
+    await third.screenshot({ path: path.join(shots, '06c-refusal-gone-after-switch.png') });
     await third.getByLabel('Site').fill('example.com');
     await tool.getByRole('button', { name: 'Save settings' }).click();
     await visible(third.getByText('confirm it', { exact: false }));
