@@ -181,16 +181,16 @@ async function remindOrdinaryBrowser(
   target: AssessmentTarget,
   trace: (step: string, outcome: string) => void,
 ): Promise<DetectorRun> {
-  if (page.kind === 'classic-result') return idle('not-required');
+  // The classic quiz page (its landing page before "Take the Quiz") says so as well as the take page does.
   const required = await ctx.api.isRequired(target);
   trace('requirement', String(required));
   if (!required) return idle('not-required');
   await domReady(ctx.document);
   // The download happens in this browser: the required-browser view of the assessment, which returns here afterwards.
   const [view, lmsPath] =
-    page.kind === 'classic-take'
-      ? [serviceUrls.requiredBrowserView(ctx.config.baseUrl, target), classicQuizPath(page.courseId, page.quizId)]
-      : [serviceUrls.requiredNewQuizView(ctx.config.baseUrl, target), newQuizAssignmentPath(page.courseId, page.assignmentId)];
+    page.kind === 'newquiz-assignment'
+      ? [serviceUrls.requiredNewQuizView(ctx.config.baseUrl, target), newQuizAssignmentPath(page.courseId, page.assignmentId)]
+      : [serviceUrls.requiredBrowserView(ctx.config.baseUrl, target), classicQuizPath(page.courseId, page.quizId)];
   const setupUrl = `${view}?lms_url=${encodeURIComponent(`${ctx.location.origin}${lmsPath}`)}`;
   createPanelHost(ctx.document, ctx.text).show({ ...EMPTY_PANEL, notice: { kind: 'exam-browser-required', setupUrl } });
   return idle('exam-browser-required');

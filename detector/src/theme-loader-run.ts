@@ -1,11 +1,11 @@
 /**
- * The theme loader runs on every LMS page and stays silent on all but assessment pages: it asks the service whether
- * the assessment requires the exam browser and, only then, adds the detector script once. Inside the exam browser it
- * also loads the detector on the classic quiz result page, where the exit link appears after a final submission.
+ * The theme loader runs on every LMS page and stays silent on all but assessment pages and the classic quiz page: it
+ * asks the service whether the assessment requires the exam browser and, only then, adds the detector script once. On
+ * the classic quiz page the detector tells an ordinary browser, before "Take the Quiz", that the exam browser is
+ * required; inside the exam browser it shows the exit link there after a final submission.
  */
 import { matchLmsPage } from '@exb/shared/lms-paths.js';
 import type { ScriptEnvironment } from './environment.js';
-import { captureExamBrowserApi } from './exam-browser.js';
 import { checkRequirement } from './requirement.js';
 import { serviceUrls } from './service-urls.js';
 
@@ -20,7 +20,6 @@ export type ThemeLoaderOutcome = 'not-an-lms-page' | 'not-required' | 'already-l
 export async function runThemeLoader(ctx: ThemeLoaderContext): Promise<ThemeLoaderOutcome> {
   const page = matchLmsPage(ctx.location.pathname);
   if (page === null) return 'not-an-lms-page';
-  if (page.kind === 'classic-result' && captureExamBrowserApi(ctx.window) === null) return 'not-an-lms-page';
 
   const required = await checkRequirement(ctx.fetch, ctx.timers, ctx.baseUrl, {
     courseId: page.courseId,

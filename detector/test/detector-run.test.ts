@@ -388,10 +388,15 @@ describe('detector on the classic result page', () => {
     expect(panelOf(planted.ctx.document)).toBeNull();
   });
 
-  it('does nothing on the result page in an ordinary browser', async () => {
+  it('tells an ordinary browser on the quiz page that the exam browser is required, and proves nothing there', async () => {
     const { ctx, requests } = detectorSetup({ url: RESULT_URL, html: CLASSIC_RESULT_PAGE, routes: serviceRoutes(CLASSIC) });
-    expect((await runDetector(ctx)).outcome).toBe('not-required');
-    expect(requests).toHaveLength(0);
+    expect((await runDetector(ctx)).outcome).toBe('exam-browser-required');
+    expect(requests.map((request) => request.url)).toEqual([`${SERVICE}/api/exb/requirement/${COURSE}/${CLASSIC}`]);
+    const panel = panelOf(ctx.document);
+    expect(panel?.querySelector('h2')?.textContent).toBe('Secure exam browser required');
+    expect(panel?.querySelector('a')?.getAttribute('href')).toBe(
+      `${SERVICE}/exb/quiz/${COURSE}/${CLASSIC}?lms_url=${encodeURIComponent(RESULT_URL)}`,
+    );
   });
 });
 

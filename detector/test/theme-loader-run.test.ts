@@ -88,7 +88,6 @@ describe('theme loader', () => {
       '/courses/1/assignments/9/exports',
       '/courses/1/assignments/9/edit',
       '/courses/01/quizzes/2/take',
-      '/courses/1/quizzes/2',
     ]) {
       const { ctx, requests } = loaderSetup(`${LMS}${path}`, {});
       expect(await runThemeLoader(ctx), path).toBe('not-an-lms-page');
@@ -96,10 +95,10 @@ describe('theme loader', () => {
     }
   });
 
-  it('loads the detector on the classic result page only inside the exam browser', async () => {
+  it('loads the detector on the classic quiz page in an ordinary browser (its notice) and inside the exam browser (its exit)', async () => {
     const routes = { [`GET ${SERVICE}/api/exb/requirement/1/classicquiz_2`]: required({ success: true, exbRequired: true }) };
     const ordinary = loaderSetup(`${LMS}/courses/1/quizzes/2`, routes);
-    expect(await runThemeLoader(ordinary.ctx)).toBe('not-an-lms-page');
+    expect(await runThemeLoader(ordinary.ctx)).toBe('loaded');
     const exam = loaderSetup(`${LMS}/courses/1/quizzes/2`, routes, { examBrowser: true });
     expect(await runThemeLoader(exam.ctx)).toBe('loaded');
   });

@@ -23,7 +23,7 @@ export interface DevelopmentEnvironment {
  * keys and redirect URIs; the service trusts the LMS as its issuer, key set and OAuth provider, with the testbed on.
  * The LMS's simulated exam browser opens configurations with the development certificate the service generated.
  *
- * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1) for the LMS, `NEW_QUIZZES_PORT` (default: a
+ * Environment: `LMS_PORT` (default 3001) and `HOST` (default 127.0.0.1, as the service's in development) for the LMS, `NEW_QUIZZES_PORT` (default: a
  * free one) for its New Quizzes engine; everything else is passed to the service (`PORT`, `BASE_URL`, `DATABASE_URL`,
  * ...). The API developer key can be set up as an administrator might have left it: `DEV_LMS_API_KEY_WITHOUT_SCOPES`
  * (scopes, separated by spaces or commas, the key lacks: the LMS then refuses authorizations asking for them with

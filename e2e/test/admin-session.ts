@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
@@ -9,6 +8,7 @@ import { freePort } from '../../server/src/free-port.js';
 import { createTestApp, type TestApp } from '../../server/test/support/app.js';
 import { createMockLms, type LmsSeed, type MockLms, type RunningLmsServer } from '../src/lms/index.js';
 import { launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
 import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, watchServiceProblems } from '../src/support/tool-frame.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
@@ -52,6 +52,7 @@ export class AdminSession {
   /** The tool's frame in the LMS page, once launched. */
   tool!: Frame;
   shots = '';
+  private folder: ScreenshotFolder | undefined;
   private lmsServer: RunningLmsServer | undefined;
   private browser: LaunchedBrowser | undefined;
 
@@ -82,9 +83,8 @@ export class AdminSession {
     if (this.options.clock) await this.context.clock.install();
     this.page = await this.context.newPage();
     watchServiceProblems(this.page, this.app.url!, this.problems, this.options.provokedRefusal);
-    this.shots = process.env[this.options.screenshotsVariable] ?? mkdtempSync(path.join(tmpdir(), `exb-${this.options.name}-`));
-    mkdirSync(this.shots, { recursive: true });
-    process.stderr.write(`\n[${this.options.name}] screenshots in ${this.shots}\n`);
+    this.folder = screenshotFolder(this.options.screenshotsVariable, this.options.name);
+    this.shots = this.folder.path;
   }
 
   async stop(): Promise<void> {
@@ -92,6 +92,7 @@ export class AdminSession {
     await this.browser?.close();
     await this.lmsServer?.close();
     await this.app?.close();
+    this.folder?.remove();
   }
 
   /** Opens the LMS's launch page and launches with one of its buttons; the tool's frame is {@link tool}. */

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../../server/test/support/app.js';
@@ -11,8 +12,10 @@ import {
   type OpenedConfiguration,
 } from '../src/exb-simulator/index.js';
 import type { MockLms, RecordedCall } from '../src/lms/index.js';
+import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
 import { CONTENT_ID, COURSE, QUIZ, startEnforcedQuiz, type EnforcedQuiz } from './enforced-quiz.js';
+import { screenshotFolder } from './screenshot-folder.js';
 import { openLmsTab, openQuizPage as openLmsQuizPage, settled, takeQuiz as takeLmsQuiz, type LmsTab } from './lms-tab.js';
 
 const OAUTH_CLIENT_SECRET = 'detector-browser-oauth-secret';
@@ -74,6 +77,9 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
 
   const lastSeq = () => lms.calls.last()?.seq ?? 0;
 
+  // Screenshots of the notices, to be looked at: kept in `DETECTOR_SCREENSHOTS`, else removed after the test.
+  const shots = screenshotFolder('DETECTOR_SCREENSHOTS', 'detector');
+
   beforeAll(async () => {
     quiz = await startEnforcedQuiz({ oauthClientSecret: OAUTH_CLIENT_SECRET, exitPassword: 'leave-the-exam' });
     ({ t, lms, lmsUrl, serviceUrl, identity, accessCode } = quiz);
@@ -88,6 +94,7 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
   afterAll(async () => {
     await browser?.close();
     await quiz?.close();
+    shots.remove();
   });
 
   it.each([
@@ -137,6 +144,35 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
     expect(await page.locator('#quiz_access_code').inputValue()).toBe('');
     expect(codePosts(QUIZ, since)).toEqual([]);
     // No proof, no redemption: without the page API there is nothing to prove.
+    expect(callsOf(tab, 'POST', '/api/exb/')).toEqual([]);
+    expect(await page.content()).not.toContain(accessCode);
+    expect(tab.problems).toEqual([]);
+    await tab.close();
+  });
+
+  it.each([
+    ['a wide', undefined],
+    ['a narrow', { width: 360, height: 740 }],
+  ] as const)('shows the same notice on the quiz page before "Take the Quiz" in an ordinary browser (%s window)', async (name, viewport) => {
+    const tab = await openTab({ lmsUser: 'student1', ...(viewport === undefined ? {} : { context: { viewport } }) });
+    const { page } = tab;
+    await openQuizPage(page, QUIZ);
+    const panel = page.locator(PANEL);
+    await panel.waitFor({ timeout: 15_000 });
+    await settled(page);
+
+    expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe('Secure exam browser required');
+    const setup = panel.getByRole('link', { name: 'Get the exam browser configuration' });
+    expect(await setup.getAttribute('href')).toBe(
+      `${serviceUrl}/exb/quiz/${COURSE}/${CONTENT_ID}?lms_url=${encodeURIComponent(`${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`)}`,
+    );
+    // The LMS's own page stays as it is: the notice sits beside "Take the Quiz", inside the window.
+    expect(await page.locator('#take_quiz_link').isVisible()).toBe(true);
+    const box = await panel.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(shots.path, `quiz-page-required-en-${name.replace(' ', '-')}.png`), fullPage: true });
+    // No proof and no exit on this page outside the exam browser.
     expect(callsOf(tab, 'POST', '/api/exb/')).toEqual([]);
     expect(await page.content()).not.toContain(accessCode);
     expect(tab.problems).toEqual([]);

@@ -68,6 +68,31 @@ describe.runIf(browserAvailable())('the detector and the service’s own pages i
     await tab.close();
   });
 
+  it.each([
+    ['a wide', undefined],
+    ['a narrow', NARROW],
+  ] as const)('says so in German on the quiz page before "Take the Quiz" as well (%s window)', async (name, viewport) => {
+    const tab = await openLmsTab(browser, quiz, { lmsUser: GERMAN_STUDENT.persona, ...(viewport === undefined ? {} : { context: { viewport } }) });
+    const { page } = tab;
+    await page.goto(`${quiz.lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`);
+    const panel = page.locator(PANEL);
+    await panel.waitFor({ timeout: 15_000 });
+    await settled(page);
+
+    expect(await panel.getByRole('heading', { level: 2 }).textContent()).toBe('Sicherer Exam-Browser erforderlich');
+    const setup = panel.getByRole('link', { name: 'Konfiguration für den Exam-Browser herunterladen' });
+    expect(await setup.getAttribute('href')).toBe(
+      `${quiz.serviceUrl}/exb/quiz/${COURSE}/${CONTENT_ID}?lms_url=${encodeURIComponent(`${quiz.lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`)}`,
+    );
+    expect(await page.locator('#take_quiz_link').isVisible()).toBe(true);
+    const box = await panel.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, `quiz-page-required-de-${name.replace(' ', '-')}`);
+    expect(tab.problems).toEqual([]);
+    await tab.close();
+  });
+
   it('keeps English on an English LMS page, even in a German browser', async () => {
     const tab = await openLmsTab(browser, quiz, { lmsUser: 'student1', context: { locale: 'de-DE' } });
     await takeQuiz(tab.page, quiz.lmsUrl, QUIZ);

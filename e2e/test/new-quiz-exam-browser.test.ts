@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { startDevelopment, type DevelopmentEnvironment } from '../src/dev.js';
 import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
 import { approveLmsAuthorization, callInFrame, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView, watchServiceProblems } from '../src/support/tool-frame.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
 const DETECTOR_BUNDLE = fileURLToPath(new URL('../../detector/dist/lms-exb-detector.js', import.meta.url));
@@ -21,12 +22,6 @@ const ASSIGNMENT = 301;
 const NEW_QUIZ = `newquiz:${COURSE}:${ASSIGNMENT}`;
 const TITLE = 'Final exam (New Quizzes)';
 const NARROW = { width: 360, height: 760 };
-
-function screenshotFolder(): string {
-  const folder = process.env.NEW_QUIZ_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), 'exb-new-quiz-'));
-  mkdirSync(folder, { recursive: true });
-  return folder;
-}
 
 /**
  * A new quiz taken end to end in the development LMS's simulated exam browser: the quiz runs in the New Quizzes
@@ -39,6 +34,8 @@ describe.runIf(browserAvailable())('a new quiz in the simulated exam browser', {
   let dropDatabase: () => Promise<void>;
   let dataDir: string;
   let browser: LaunchedBrowser;
+  // Screenshots of every step, to be looked at: kept in `NEW_QUIZ_SCREENSHOTS`, else removed after the test.
+  let folder: ScreenshotFolder | undefined;
   let shots: string;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -63,8 +60,8 @@ describe.runIf(browserAvailable())('a new quiz in the simulated exam browser', {
       DATA_DIR: dataDir,
     });
     browser = await launchBrowser();
-    shots = screenshotFolder();
-    process.stderr.write(`\n[new-quiz] screenshots in ${shots}\n`);
+    folder = screenshotFolder('NEW_QUIZ_SCREENSHOTS', 'new-quiz');
+    shots = folder.path;
   });
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -73,6 +70,7 @@ describe.runIf(browserAvailable())('a new quiz in the simulated exam browser', {
     await db?.close();
     await dropDatabase?.();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    folder?.remove();
   });
 
   async function personBrowser(expectedError?: (url: string, status: number) => boolean) {

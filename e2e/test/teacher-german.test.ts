@@ -84,6 +84,8 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     await tool().getByRole('button', { name: 'Exit-Passwort für den Kurs festlegen' }).click();
 
     await s.visible(tool().getByRole('heading', { name: 'Kursvorgaben', level: 2 }));
+    // The link left with its tab; the focus is on the field it asked to set, not dropped.
+    await expect.poll(() => isFocused(tool().getByLabel(/^Exit-Passwort festlegen/))).toBe(true);
     await tool().getByLabel(/^Exit-Passwort festlegen/).fill(EXIT_PASSWORD);
     await tool().getByLabel('Die Einrichtung dieses Kurses ist abgeschlossen').click({ force: true });
     await tool().getByRole('button', { name: 'Website hinzufügen' }).click();
@@ -122,6 +124,12 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     const courseList = tool().getByRole('list', { name: 'Websites des Kurses' });
     await s.visible(courseList.getByText('de.wikipedia.org mit allen Subdomains'));
     expect(await courseList.locator('code').allTextContents()).toEqual(['https://dictionary.example.org/define', 'de.wikipedia.org']);
+    // The summary names the exact page by its whole address and the site with its subdomains, as the list does.
+    const summary = tool().locator('section[aria-labelledby="summary-heading"]');
+    await expect
+      .poll(() => summary.getByRole('definition').filter({ hasText: 'dictionary.example.org' }).first().textContent())
+      .toBe('https://dictionary.example.org/define, de.wikipedia.org mit allen Subdomains');
+    await s.screenshotOf(summary, '05b-summary-exact-page');
 
     await tool().getByLabel('Eigene Liste für diese Prüfung verwenden').click({ force: true });
     await tool().getByRole('button', { name: 'Website hinzufügen' }).click();
@@ -148,9 +156,11 @@ describe.runIf(browserAvailable())('the teacher view in German', { timeout: 180_
     // The editor's help states the freedoms of an exact page.
     await s.visible(tool().getByText('lässt bei einer Adresse ohne Abfrage jede Abfrage zu (?page=2)', { exact: false }));
 
-    // A whole site is confirmed with the words the refusal quotes.
+    // A whole site is confirmed with the words the refusal quotes. The address's refusal goes with the address.
     await third.getByLabel('Zulassen', { exact: true }).click();
     await tool().getByRole('option', { name: 'Gesamte Website' }).click();
+    await expect.poll(() => third.getByText('Der Exam-Browser liest, was vor einem "@" steht', { exact: false }).count()).toBe(0);
+    await s.screenshotOf(third, '06d-refusal-gone-after-switch');
     // InstUI puts a field's message inside its label, so the accessible name starts with the label text.
     await third.getByLabel(/^Website/).fill('example.com');
     await tool().getByRole('button', { name: 'Einstellungen speichern' }).click();

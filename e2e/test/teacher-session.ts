@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Frame, Locator, Page } from 'playwright-core';
@@ -9,6 +8,7 @@ import { freePort } from '../../server/src/free-port.js';
 import { createTestApp, type TestApp } from '../../server/test/support/app.js';
 import { createMockLms, type MockLms, type RunningLmsServer } from '../src/lms/index.js';
 import { launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
 import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, watchServiceProblems } from '../src/support/tool-frame.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
@@ -19,7 +19,7 @@ const OAUTH_CLIENT_ID = '10000000000002';
 const OAUTH_CLIENT_SECRET = 'teacher-session-secret';
 
 export interface TeacherSessionOptions {
-  /** The environment variable naming the screenshot folder; a fresh temporary folder without it. */
+  /** The environment variable naming the screenshot folder; a temporary folder, removed on close, without it. */
   readonly screenshotsVariable: string;
   /** Error answers of the service a test provokes on purpose; any other counts as a problem. */
   readonly provokedRefusal?: (url: string, status: number) => boolean;
@@ -74,7 +74,7 @@ export class TeacherSession {
     readonly context: BrowserContext,
     readonly page: Page,
     readonly settings: SettingsRepository,
-    readonly shots: string,
+    private readonly folder: ScreenshotFolder,
   ) {}
 
   static async start(options: TeacherSessionOptions): Promise<TeacherSession> {
@@ -109,9 +109,7 @@ export class TeacherSession {
     const browser = await launchBrowser();
     const context = await browser.browser.newContext({ viewport: { width: 1100, height: 900 } });
     const page = await context.newPage();
-    const shots = process.env[options.screenshotsVariable] ?? mkdtempSync(path.join(tmpdir(), 'exb-teacher-'));
-    mkdirSync(shots, { recursive: true });
-    process.stderr.write(`\n[${options.screenshotsVariable}] screenshots in ${shots}\n`);
+    const shots = screenshotFolder(options.screenshotsVariable, 'teacher');
     const session = new TeacherSession(
       app,
       lms,
@@ -175,6 +173,11 @@ export class TeacherSession {
     await locator.first().waitFor({ state: 'visible', timeout });
   }
 
+  /** The folder this session's screenshots go to. */
+  get shots(): string {
+    return this.folder.path;
+  }
+
   /** The whole tool as the LMS shows it: the frame is stretched to its content so nothing is cut off. */
   async screenshot(name: string): Promise<void> {
     const height = await this.tool.evaluate(() => document.documentElement.scrollHeight);
@@ -182,7 +185,7 @@ export class TeacherSession {
       const frame = document.querySelector<HTMLIFrameElement>('iframe#tool_content');
       if (frame) frame.style.height = `${h + 4}px`;
     }, height);
-    await this.page.screenshot({ path: path.join(this.shots, `${name}.png`), fullPage: true });
+    await this.page.screenshot({ path: path.join(this.folder.path, `${name}.png`), fullPage: true });
     await this.page.evaluate(() => {
       const frame = document.querySelector<HTMLIFrameElement>('iframe#tool_content');
       if (frame) frame.style.height = '';
@@ -191,7 +194,7 @@ export class TeacherSession {
 
   /** One element of the tool, for a close look at a field and its message. */
   async screenshotOf(locator: Locator, name: string): Promise<void> {
-    await locator.screenshot({ path: path.join(this.shots, `${name}.png`) });
+    await locator.screenshot({ path: path.join(this.folder.path, `${name}.png`) });
   }
 
   async close(): Promise<void> {
@@ -199,5 +202,6 @@ export class TeacherSession {
     await this.browser.close();
     await this.lmsServer.close();
     await this.app.close();
+    this.folder.remove();
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +13,7 @@ import { configKeyHashFor } from '../src/exb-simulator/index.js';
 import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
 import { approveLmsAuthorization, callInFrame, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView, watchServiceProblems } from '../src/support/tool-frame.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
 const DETECTOR_BUNDLE = fileURLToPath(new URL('../../detector/dist/lms-exb-detector.js', import.meta.url));
@@ -24,13 +25,6 @@ const TOOL = { label: 'Periodic table', url: 'https://periodic.example.edu/table
 const TESTBED_LINK = 'Open in the testbed’s simulated exam browser';
 const NARROW = { width: 390, height: 844 };
 
-/** Screenshots of every step, to be looked at: `TESTBED_WALK_SCREENSHOTS` or a fresh temporary folder. */
-function screenshotFolder(): string {
-  const folder = process.env.TESTBED_WALK_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), 'exb-testbed-walk-'));
-  mkdirSync(folder, { recursive: true });
-  return folder;
-}
-
 /**
  * What a newcomer sees after `npm start`: the development LMS and the service started together by the development
  * launcher (`startDevelopment`), walked in Chromium as an instructor, a student, a TA and a designer would.
@@ -41,6 +35,8 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
   let dropDatabase: () => Promise<void>;
   let dataDir: string;
   let browser: LaunchedBrowser;
+  // Screenshots of every step, to be looked at: kept in `TESTBED_WALK_SCREENSHOTS`, else removed after the test.
+  let folder: ScreenshotFolder | undefined;
   let shots: string;
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
@@ -67,8 +63,8 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
       DATA_DIR: dataDir,
     });
     browser = await launchBrowser();
-    shots = screenshotFolder();
-    process.stderr.write(`\n[testbed-walk] screenshots in ${shots}\n`);
+    folder = screenshotFolder('TESTBED_WALK_SCREENSHOTS', 'testbed-walk');
+    shots = folder.path;
   });
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
@@ -77,6 +73,7 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     await db?.close();
     await dropDatabase?.();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    folder?.remove();
   });
   afterEach(async (test) => {
     if (test.task.result?.state === 'fail' && student?.page) {

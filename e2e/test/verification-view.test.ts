@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Frame, Locator, Page } from 'playwright-core';
@@ -11,6 +10,7 @@ import { createMockLms, type MockLms, type RunningLmsServer } from '../src/lms/i
 import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
 import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, watchServiceProblems } from '../src/support/tool-frame.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
 
 const CLIENT_MANIFEST = fileURLToPath(new URL('../../client/dist/.vite/manifest.json', import.meta.url));
 const CLIENT_ID = '10000000000001';
@@ -18,12 +18,6 @@ const DEPLOYMENT_ID = '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb';
 const ISSUER = 'https://canvas.instructure.com';
 const OAUTH_CLIENT_ID = '10000000000002';
 const OAUTH_CLIENT_SECRET = 'verification-view-secret';
-
-function screenshotFolder(): string {
-  const folder = process.env.VERIFICATION_VIEW_SCREENSHOTS ?? mkdtempSync(path.join(tmpdir(), 'exb-verification-view-'));
-  mkdirSync(folder, { recursive: true });
-  return folder;
-}
 
 /**
  * The failure a new user met: the Midterm's access code vanished in the LMS while the teacher view kept saying
@@ -36,6 +30,8 @@ describe.runIf(browserAvailable())('a code the LMS lost, in the teacher view', {
   let browser: LaunchedBrowser;
   let page: Page;
   let tool: Frame;
+  // Screenshots of every step, to be looked at: kept in `VERIFICATION_VIEW_SCREENSHOTS`, else removed after the test.
+  let folder: ScreenshotFolder | undefined;
   let shots: string;
   let settings: SettingsRepository;
   const problems: string[] = [];
@@ -65,13 +61,14 @@ describe.runIf(browserAvailable())('a code the LMS lost, in the teacher view', {
     browser = await launchBrowser();
     page = await (await browser.browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage();
     watchServiceProblems(page, t.url!, problems, () => false);
-    shots = screenshotFolder();
-    process.stderr.write(`\n[verification-view] screenshots in ${shots}\n`);
+    folder = screenshotFolder('VERIFICATION_VIEW_SCREENSHOTS', 'verification-view');
+    shots = folder.path;
   });
   afterAll(async () => {
     await browser?.close();
     await lmsServer?.close();
     await t?.close();
+    folder?.remove();
   });
   afterEach(async (test) => {
     if (test.task.result?.state === 'fail' && page) await page.screenshot({ path: path.join(shots, `failed-${test.task.name.replace(/\W+/g, '-')}.png`), fullPage: true });

@@ -38,8 +38,10 @@ export interface NewQuizAssignmentPage {
 }
 
 /**
- * `/courses/:courseId/quizzes/:quizId`: the classic quiz page, where the LMS redirects after a final submission and
- * renders the submission result. It is never an assessment page for the proof.
+ * `/courses/:courseId/quizzes/:quizId`: the classic quiz page. Before a student starts, it is the quiz's landing page
+ * with "Take the Quiz" (an ordinary browser is told there that the exam browser is required, as on the take page);
+ * after a final submission the LMS redirects here and renders the result (the exam browser's exit appears there). It is
+ * never an assessment page for the proof.
  */
 export interface ClassicQuizResultPage {
   readonly kind: 'classic-result';
@@ -121,7 +123,7 @@ export function matchAssessmentPath(pathname: string): AssessmentPage | null {
   return matchClassicQuizTakePath(pathname) ?? matchNewQuizAssignmentPath(pathname);
 }
 
-/** Any page the LMS scripts act on: an assessment page or the classic quiz result page. */
+/** Any page the LMS scripts act on: an assessment page or the classic quiz page (landing page and result). */
 export function matchLmsPage(pathname: string): LmsPage | null {
   return matchAssessmentPath(pathname) ?? matchClassicQuizResultPath(pathname);
 }

@@ -44,12 +44,22 @@ const positiveInt = (fallback: number, max: number) => z.coerce.number().int().m
 
 const nonEmpty = z.string().trim().min(1);
 
+/**
+ * The address the service listens on without `HOST`. Development turns the testbed's diagnostics on and generates its
+ * own secrets, so it answers only this machine unless `HOST` opens it up; production runs behind a proxy or in a
+ * container, where every interface is the usual and the proxy decides who reaches it.
+ */
+export function listenHost(production: boolean): string {
+  return production ? '0.0.0.0' : '127.0.0.1';
+}
+
 /** Every environment variable of the configuration contract (DESIGN.md §4). Empty strings count as unset. */
 export const environmentSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: nonEmpty.default('0.0.0.0'),
+  // Default by environment (see `listenHost`): loopback in development, every interface in production.
+  HOST: nonEmpty.optional(),
   BASE_URL: origin.default('http://localhost:3000'),
   LMS_URL: origin.optional(),
   LMS_PLATFORM: nonEmpty.default('canvas.instructure.com'),
@@ -224,7 +234,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     production,
     logLevel: e.LOG_LEVEL,
     port: e.PORT,
-    host: e.HOST,
+    host: e.HOST ?? listenHost(production),
     baseUrl: e.BASE_URL,
     lmsUrl,
     usesDevelopmentLms,

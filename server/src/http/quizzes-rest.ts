@@ -88,6 +88,13 @@ export async function registerQuizzesRestRoutes(app: FastifyInstance, ctx: AppCo
       (reply, result) => reply.redirect(result.location, 302),
     ),
   );
-  app.get('/api/quizzes/:courseId/:quizId/exb/status', handle((api, request) => api.enforcement.status(assessment(request))));
+  // The contract's status view; the rules as matched (`websiteRules`) are for the teacher's own view only.
+  app.get(
+    '/api/quizzes/:courseId/:quizId/exb/status',
+    handle(async (api, request) => {
+      const { websiteRules: _rules, ...view } = await api.enforcement.status(assessment(request));
+      return view;
+    }),
+  );
   app.post('/api/quizzes/:courseId/:quizId/passwords/reveal', handle((api, request) => api.passwords.revealAssessment(assessment(request))));
 }

@@ -111,6 +111,13 @@ describe('configuration validation', () => {
     expect(production.testbedExamBrowserUrl).toBeUndefined();
   });
 
+  it('listens on loopback in development and on every interface in production, unless HOST says otherwise', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).host).toBe('127.0.0.1');
+    expect(loadConfig({ DATA_DIR: dataDir(), HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+    expect(loadConfig(productionEnv).host).toBe('0.0.0.0');
+    expect(loadConfig({ ...productionEnv, HOST: '10.0.0.5' }).host).toBe('10.0.0.5');
+  });
+
   it('offers the simulated exam browser only with the testbed on and the development LMS named by the launcher', () => {
     const developmentLms = { examBrowserUrl: 'http://localhost:3001/testbed/exam-browser' };
     const base = { DATA_DIR: dataDir(), LMS_URL: 'http://localhost:3001' };

@@ -43,7 +43,7 @@ export function AssessmentTools({
   touched: ReadonlySet<Touched>;
   selectionError: ReactNode;
   quizToolsError: ReactNode;
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const catalog = defaults.externalTools;
@@ -67,7 +67,7 @@ export function AssessmentTools({
             components={{
               defaults: (
                 // Its words are the catalogue's, between <defaults> and </defaults>.
-                <Link as="button" onClick={onOpenCourseDefaults} isWithinText>
+                <Link as="button" onClick={() => onOpenCourseDefaults()} isWithinText>
                   {null}
                 </Link>
               ),

@@ -2,6 +2,7 @@ import { Alert, RadioInput, RadioInputGroup, ScreenReaderContent, Text, View } f
 import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { EditorSection } from './EditorSection';
+import { fieldKey } from './form-errors';
 import { ruleRowsOf, type AssessmentStatus, type CourseDefaults } from './model';
 import type { PolicySectionProps } from './policy-draft';
 import { UrlRulesEditor } from './UrlRulesEditor';
@@ -14,6 +15,7 @@ export function AssessmentWebsites({
   onChange,
   error,
   focus,
+  withdrawError,
   sectionError,
 }: PolicySectionProps & {
   defaults: CourseDefaults;
@@ -22,6 +24,8 @@ export function AssessmentWebsites({
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const switchMode = (mode: string) => {
+    // The refusal was about the list the teacher now leaves (or its rows): it no longer applies.
+    withdrawError([fieldKey.section('urlRules'), ...draft.ruleRows.flatMap((row) => [fieldKey.ruleValue(row.rowId), fieldKey.ruleConfirm(row.rowId)])]);
     if (mode === 'own' && !draft.rulesKnown && draft.ruleRows.length === 0 && draft.urlMode === 'course') {
       // Starting from the course's list is what most teachers want; it is then this assessment's own list.
       onChange({ urlMode: 'own', ruleRows: ruleRowsOf(defaults.urlRules), rulesKnown: true }, 'rules');
@@ -78,6 +82,7 @@ export function AssessmentWebsites({
               addLabel={t('websites.add')}
               error={error}
               focus={focus}
+              withdrawError={withdrawError}
             />
           </>
         )}
@@ -86,8 +91,8 @@ export function AssessmentWebsites({
   );
 }
 
-/** A rule of the course's list: the address, or the site with its subdomains, the value set as code. */
-function SiteWords({ rule }: { rule: CourseDefaults['urlRules'][number] }) {
+/** A website rule in words: the address (one page), or the site with its subdomains, the value set as code. */
+export function SiteWords({ rule }: { rule: Pick<CourseDefaults['urlRules'][number], 'match' | 'value'> }) {
   const { t } = useTranslation('teacher');
   const value = <code className="exb-inline-code">{rule.value}</code>;
   if (rule.match !== 'domain') return value;

@@ -21,6 +21,7 @@ import { useMediaQuery } from '../../lib/use-media-query';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import { EnforcementToggle, StatusBadges } from './Enforcement';
+import { fieldKey } from './form-errors';
 import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
@@ -41,7 +42,7 @@ export function AssessmentsPanel({
   scope: CourseScope;
   editing: string | null;
   setEditing: (contentId: string | null) => void;
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const editButtons = useRef(new Map<string, HTMLElement>());
@@ -104,7 +105,7 @@ export function AssessmentsPanel({
   );
 }
 
-function SetupReminder({ scope, onOpenCourseDefaults }: { scope: CourseScope; onOpenCourseDefaults: () => void }) {
+function SetupReminder({ scope, onOpenCourseDefaults }: { scope: CourseScope; onOpenCourseDefaults: (field?: string) => void }) {
   const { t } = useTranslation(['teacher', 'common']);
   const defaults = useCourseDefaults(scope);
   const school = useSchoolExitPassword();
@@ -115,7 +116,7 @@ function SetupReminder({ scope, onOpenCourseDefaults }: { scope: CourseScope; on
       <Text as="p">
         {t('setupReminder.notFinished')} {missingExit ? t('setupReminder.missingExit') : t('setupReminder.review')}
       </Text>
-      <Button size="small" onClick={onOpenCourseDefaults}>
+      <Button size="small" onClick={() => onOpenCourseDefaults(fieldKey.password('quit'))}>
         {t('setupReminder.open')}
       </Button>
     </Alert>
@@ -193,7 +194,7 @@ function AssessmentTable({
   settings: Readonly<Record<string, AssessmentSetting>>;
   onEdit: (id: string) => void;
   registerEditButton: (id: string, element: HTMLElement | null) => void;
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
 }) {
   const { t } = useTranslation('teacher');
   // An LMS frame can be narrow: below this width each assessment becomes a stacked block instead of a wide row.

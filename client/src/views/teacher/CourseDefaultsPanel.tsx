@@ -1,7 +1,7 @@
 import { Alert, Checkbox, Heading, Spinner, Text, View } from '@instructure/ui';
 import { setupCompletionProblem } from '@exb/shared/exb-policy.js';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { readServerError, translatePolicyMessage, useTRPC, useTRPCClient, type RouterInputs } from '../../lib/trpc';
 import { CopyToolDialog } from './CopyToolDialog';
@@ -46,7 +46,10 @@ function draftOf(defaults: CourseDefaults): DefaultsDraft {
 }
 
 /** What every assessment of the course inherits: websites, the tool catalog, passwords, and the setup state. */
-export function CourseDefaultsPanel({ scope }: { scope: CourseScope }) {
+/** A field of the course defaults to put the focus on, asked anew by each new object (a link elsewhere opened them). */
+export type DefaultsFocusRequest = { readonly key: string };
+
+export function CourseDefaultsPanel({ scope, focusRequest = null }: { scope: CourseScope; focusRequest?: DefaultsFocusRequest | null }) {
   const { t } = useTranslation(['teacher', 'common']);
   const defaults = useCourseDefaults(scope);
   // A successful save starts a fresh form from what the server stored (normalized addresses, assigned tool ids); the
@@ -75,6 +78,7 @@ export function CourseDefaultsPanel({ scope }: { scope: CourseScope }) {
       defaults={defaults.data.defaults}
       notice={notice}
       onNotice={setNotice}
+      focusRequest={focusRequest}
       onSaved={() => {
         setNotice(t('defaults.saved'));
         setVersion((v) => v + 1);
@@ -89,21 +93,31 @@ function DefaultsForm({
   notice,
   onNotice,
   onSaved,
+  focusRequest,
 }: {
   scope: CourseScope;
   defaults: CourseDefaults;
   notice: string | null;
   onNotice: (notice: string | null) => void;
   onSaved: () => void;
+  focusRequest: DefaultsFocusRequest | null;
 }) {
   const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const client = useTRPCClient();
   const queryClient = useQueryClient();
-  const { focus, announcement, formError, submission, start, refuse, refuseHere } = useSaveOutcome('defaults', {
+  const { focus, announcement, formError, submission, start, refuse, refuseHere, withdraw } = useSaveOutcome('defaults', {
     saved: [notice, onNotice],
   });
   const schoolExitPassword = useSchoolExitPassword();
+  // The link that opened the defaults left the screen with its tab; the focus goes to the field it asked to set.
+  const focusField = focus.focus;
+  // After the tabs have drawn the panel: a field of a panel still hidden takes no focus.
+  useEffect(() => {
+    if (focusRequest === null) return;
+    const frame = window.requestAnimationFrame(() => focusField(focusRequest.key));
+    return () => window.cancelAnimationFrame(frame);
+  }, [focusRequest, focusField]);
   const [draft, setDraft] = useState<DefaultsDraft>(() => draftOf(defaults));
   const [editing, setEditing] = useState<ReadonlySet<string>>(new Set());
   const [dirty, setDirty] = useState(false);
@@ -193,6 +207,7 @@ function DefaultsForm({
             addLabel={t('websites.add')}
             error={formError}
             focus={focus}
+            withdrawError={withdraw}
           />
         </EditorSection>
 

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
+import { fieldKey } from './form-errors';
 import type { Assessment, AssessmentSetting } from './model';
 import { useSettingWriter } from './queries';
 import { isUnprotected, VerificationBadge, type VerificationRecord } from './Verification';
@@ -27,7 +28,7 @@ export function EnforcementToggle({
   assessment: Assessment;
   setting: AssessmentSetting;
   /** Where a teacher sets the exit password that enabling needs. */
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
   visibleLabel?: boolean;
   /** Why the switch cannot be used right now; it is disabled and this is said beside it. */
   lockedNote?: string | undefined;
@@ -71,7 +72,7 @@ export function EnforcementToggle({
       failure.errorCode === ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED ? (
         <>
           {t('enforcement.exitPasswordNeeded')}{' '}
-          <Link as="button" onClick={onOpenCourseDefaults} isWithinText>
+          <Link as="button" onClick={() => onOpenCourseDefaults(fieldKey.password('quit'))} isWithinText>
             {t('enforcement.setExitPassword')}
           </Link>
         </>

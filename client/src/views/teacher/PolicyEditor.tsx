@@ -27,7 +27,7 @@ export function PolicyEditor({
   assessment: Assessment;
   setting: AssessmentSetting;
   onClose: () => void;
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
@@ -134,7 +134,7 @@ function EnforcementSection({
   scope: CourseScope;
   assessment: Assessment;
   setting: AssessmentSetting;
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
   lockedNote: string | undefined;
 }) {
   const { t } = useTranslation(['teacher', 'common']);

@@ -54,7 +54,7 @@ export function PolicyForm({
   onDiscard: () => void;
   /** Told whenever the form starts or stops holding changes that are not saved. */
   onDirtyChange: (dirty: boolean) => void;
-  onOpenCourseDefaults: () => void;
+  onOpenCourseDefaults: (field?: string) => void;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
@@ -117,7 +117,7 @@ export function PolicyForm({
   };
 
   const sectionError = (name: SectionName) => sectionAlert(formError, name);
-  const section: PolicySectionProps = { draft, onChange: change, error: formError, focus };
+  const section: PolicySectionProps = { draft, onChange: change, error: formError, focus, withdrawError: outcome.withdraw };
 
   return (
     <form onSubmit={handleSubmit} noValidate aria-label={t('editor.formLabel', { title: assessment.title })}>

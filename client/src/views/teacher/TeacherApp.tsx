@@ -5,7 +5,7 @@ import { i18next } from '../../i18n/i18n';
 import { Page } from '../../components/Page';
 import { AssessmentsPanel } from './AssessmentsPanel';
 import { ConnectPrompt, SessionEnded, useConnection } from './connection';
-import { CourseDefaultsPanel } from './CourseDefaultsPanel';
+import { CourseDefaultsPanel, type DefaultsFocusRequest } from './CourseDefaultsPanel';
 import type { CourseScope } from './model';
 
 const TABS = ['assessments', 'defaults'] as const;
@@ -32,7 +32,13 @@ export function TeacherApp({ scope, userName, courseRole, lmsReturnUrl }: Teache
   const connection = useConnection();
   const [tab, setTab] = useState<Tab>('assessments');
   const [editing, setEditing] = useState<string | null>(null);
-  const openCourseDefaults = () => setTab('defaults');
+  const [defaultsFocus, setDefaultsFocus] = useState<DefaultsFocusRequest | null>(null);
+  // The link that opens the defaults disappears with its tab, which would drop the keyboard focus: it goes to the
+  // field the link asks the teacher to set (the course's exit password).
+  const openCourseDefaults = (field?: string) => {
+    setTab('defaults');
+    if (field !== undefined) setDefaultsFocus({ key: field });
+  };
 
   const connectionPill =
     connection.connected === undefined ? null : connection.connected ? (
@@ -79,7 +85,7 @@ export function TeacherApp({ scope, userName, courseRole, lmsReturnUrl }: Teache
               <AssessmentsPanel scope={scope} editing={editing} setEditing={setEditing} onOpenCourseDefaults={openCourseDefaults} />
             </Tabs.Panel>
             <Tabs.Panel id="tab-defaults" renderTitle={t('page.defaultsTab')} isSelected={tab === 'defaults'} padding="medium 0" unmountOnExit={false}>
-              <CourseDefaultsPanel scope={scope} />
+              <CourseDefaultsPanel scope={scope} focusRequest={defaultsFocus} />
             </Tabs.Panel>
           </Tabs>}
         </>

@@ -53,6 +53,8 @@ export type UrlRulesEditorProps = {
   addLabel: string;
   error: FormError | null;
   focus: FieldFocus;
+  /** Drops the refusal shown at a row's fields when the row changes between a page and a whole site. */
+  withdrawError?: (keys: readonly string[]) => void;
   disabled?: boolean;
 };
 
@@ -60,10 +62,17 @@ export type UrlRulesEditorProps = {
  * Allow rules of an exam-browser URL filter. A rule is either one exact HTTPS page or a whole site; a whole site also
  * allows every subdomain, so the teacher confirms that breadth per rule, as the server requires.
  */
-export function UrlRulesEditor({ rows, onChange, kind, addLabel, error, focus, disabled = false }: UrlRulesEditorProps) {
+export function UrlRulesEditor({ rows, onChange, kind, addLabel, error, focus, withdrawError, disabled = false }: UrlRulesEditorProps) {
   const { t } = useTranslation('teacher');
   const names = useRowNames(kind);
-  const update = (rowId: string, change: Partial<RuleRow>) => onChange(updateRow(rows, rowId, change));
+  const update = (rowId: string, change: Partial<RuleRow>) => {
+    // A refusal of the address says nothing about the site the row now asks for, and the reverse.
+    const before = rows.find((row) => row.rowId === rowId);
+    if (change.match !== undefined && before !== undefined && change.match !== before.match) {
+      withdrawError?.([fieldKey.ruleValue(rowId), fieldKey.ruleConfirm(rowId)]);
+    }
+    onChange(updateRow(rows, rowId, change));
+  };
   const addButton = useRef<HTMLElement | null>(null);
   const remove = (rowId: string) => {
     onChange(withoutRow(rows, rowId));

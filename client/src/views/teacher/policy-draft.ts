@@ -36,6 +36,8 @@ export interface PolicySectionProps {
   onChange: (next: Partial<PolicyDraft>, part?: Touched) => void;
   error: FormError | null;
   focus: FieldFocus;
+  /** Drops the refusal shown at any of these fields, once what it was about has changed. */
+  withdrawError: (keys: readonly string[]) => void;
 }
 
 export type SavedPolicy = Pick<PolicyDraft, 'ruleRows' | 'toolMode' | 'selectedToolIds' | 'quizTools'>;

@@ -51,5 +51,9 @@ export function useSaveOutcome(subject: SaveSubject, options: { fallbackSection?
     setSaved(null);
     show({ key, message, errorCode: undefined });
   };
-  return { focus, announcement, announce, formError, setFormError, saved, setSaved, submission, start, refuse, refuseHere };
+  /** The teacher changed what a refusal was about (a rule became a site, the list another one): it no longer applies. */
+  const withdraw = (keys: readonly string[]) => {
+    setFormError((current) => (current !== null && current.key !== undefined && keys.includes(current.key) ? null : current));
+  };
+  return { focus, announcement, announce, formError, setFormError, saved, setSaved, submission, start, refuse, refuseHere, withdraw };
 }

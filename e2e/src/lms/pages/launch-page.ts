@@ -94,6 +94,23 @@ function assessmentButtons(lms: LmsRuntime, user: User, label: string, course: C
   return buttons;
 }
 
+/**
+ * The language the launched person uses, as their profile's Language setting in the LMS would say; the launch then
+ * carries it as the LMS does (`launch_presentation.locale`), and the LMS's own pages speak it (`<html lang>`).
+ */
+function languageChoice(url: URL): string {
+  const chosen = launchLocale(url.searchParams.get('locale'));
+  const option = (value: string, text: string, lang?: string) =>
+    `<option value="${value}"${lang ? ` lang="${lang}"` : ''}${(chosen ?? '') === value ? ' selected' : ''}>${text}</option>`;
+  return `<label>Language of the person launching <select name="locale">${option('', 'as in their profile')}${option('en', 'English')}${option('de', 'Deutsch', 'de')}</select></label>
+<button type="submit" class="btn">Use this language</button>`;
+}
+
+/** The languages the launch page offers; anything else keeps the person's profile setting. */
+export function launchLocale(value: unknown): 'en' | 'de' | undefined {
+  return value === 'en' || value === 'de' ? value : undefined;
+}
+
 function personRow(lms: LmsRuntime, user: User): string {
   const label = user.label ?? user.name;
   const course = homeCourse(lms, user);
@@ -148,7 +165,8 @@ export function launchPage(lms: LmsRuntime, url: URL, user: User | undefined, se
 <p>This LMS stands in for the real one. Each button logs this browser in as the person and opens the tool's placement,
 which starts a real LTI 1.3 login at <code>${escapeHtml(lms.platform.registration.oidcInitiationUrl)}</code>.
 Administrators launch from their account's navigation.</p>
-<form method="get" action="/" id="display_choice"><label><input type="checkbox" name="display" value="window"${url.searchParams.get('display') === 'window' ? ' checked' : ''} onchange="this.form.submit()"> Open the tool in the whole window instead of the LMS frame</label></form>
+<form method="get" action="/" id="display_choice"><p><label><input type="checkbox" name="display" value="window"${url.searchParams.get('display') === 'window' ? ' checked' : ''} onchange="this.form.submit()"> Open the tool in the whole window instead of the LMS frame</label></p>
+<p>${languageChoice(url)}</p></form>
 <table id="launch_table">
 <thead><tr><th>Person</th><th>Placements</th></tr></thead>
 <tbody>
@@ -160,10 +178,13 @@ ${linkCustomForm(lms, people)}
 <ul id="course_list">${courses}</ul>
 <p><small>Issuer <code>${escapeHtml(lms.issuer)}</code> · client id <code>${escapeHtml(lms.tool.clientId)}</code> · deployment <code>${escapeHtml(lms.tool.deploymentId)}</code> · theme script <code>${escapeHtml(lms.state.themeJavaScriptUrl ?? 'none')}</code></small></p>
 <script>
-  // Carry the display choice into every launch form.
-  var display = new URLSearchParams(location.search).get('display');
-  if (display) document.querySelectorAll('form.launch').forEach(function (form) {
-    var input = document.createElement('input'); input.type = 'hidden'; input.name = 'display'; input.value = display; form.appendChild(input);
+  // Carry the display and language choices into every launch form.
+  var search = new URLSearchParams(location.search);
+  ['display', 'locale'].forEach(function (name) {
+    var value = search.get(name);
+    if (value) document.querySelectorAll('form.launch').forEach(function (form) {
+      var input = document.createElement('input'); input.type = 'hidden'; input.name = name; input.value = value; form.appendChild(input);
+    });
   });
 </script>`,
   });

@@ -5,7 +5,7 @@ import { publicRoute, type RouteDef } from '../router.js';
 import type { User } from '../state.js';
 import { localPath, visitor } from './common.js';
 import { barePage, escapeHtml } from './html.js';
-import { homeCourse, launchPage } from './launch-page.js';
+import { homeCourse, launchLocale, launchPage } from './launch-page.js';
 
 /** `key=value` lines of the launch page's link custom fields; `undefined` when a line is not of that form. */
 function parseCustomLines(text: string): Record<string, string> | undefined {
@@ -73,6 +73,11 @@ export function testbedRoutes(): RouteDef[] {
       const linkCustom = typeof body.link_custom === 'string' ? body.link_custom.trim() : '';
       const target = linkCustom ? linkLaunchLocation(lms, body, user, linkCustom) : placementLocation(lms, body, user);
       if (target instanceof Response) return target;
+      // The language chosen on the launch page becomes the person's profile language, as a user sets it under
+      // Settings in the LMS (Canvas: the user's `locale`, which its locale selection prefers over the account's and
+      // the browser's, lib/locale_selection.rb); launches and the LMS's pages then carry it.
+      const locale = launchLocale(body.locale);
+      if (locale) user.locale = locale;
       noteUser(user.id);
       const session = lms.sessions.create(user.id);
       const location = body.display === 'window' ? `${target}${target.includes('?') ? '&' : '?'}display=window` : target;

@@ -53,6 +53,20 @@ function hosts(values: Iterable<string | null>): string[] {
   return [...new Set([...values].filter((value): value is string => value !== null))].sort();
 }
 
+/**
+ * The assessment's effective website rules as they are matched: an exact page stays a page, so the teacher's summary
+ * does not read it as the whole site its host would suggest. Only the teacher's view carries them; the contract's
+ * status view keeps its host list (`customDomains`).
+ */
+export function effectiveWebsiteRules(input: Omit<StatusViewInput, 'lmsUrl' | 'authenticated'>): { match: ExbUrlRule['match']; value: string }[] {
+  const effective = resolveEffectiveSettings({
+    assessment: input.settings,
+    courseDefaults: input.courseDefaults,
+    managedExitPassword: input.managedExitPassword,
+  });
+  return effective.urlRules.map((rule) => ({ match: rule.match, value: rule.value }));
+}
+
 export function statusView(input: StatusViewInput): StatusView {
   const { settings } = input;
   const effective = resolveEffectiveSettings({

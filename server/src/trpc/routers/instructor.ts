@@ -5,7 +5,7 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
-import { statusView } from '../../domain/enforcement/status-view.js';
+import { effectiveWebsiteRules, statusView } from '../../domain/enforcement/status-view.js';
 import { DomainError } from '../../domain-error.js';
 import type { ManagementServices } from '../../domain/management-services.js';
 import { policyError } from '../../domain/policy-errors.js';
@@ -294,15 +294,15 @@ export const instructorRouter = router({
       const ref = await scopedAssessment(ctx, input);
       const { assessment, courseDefaults } = await ctx.services.settings.loadPolicyInputs(ref.courseId, ref.contentId);
       const authenticated = await authorizationStatus(ctx.app.oauth.accessTokens, ctx.session, {});
+      const policy = {
+        settings: assessment ?? defaultAssessmentSettings(ref.courseId, ref.contentId),
+        courseDefaults,
+        managedExitPassword: ctx.app.config.exb.managedQuitPassword,
+      };
       return {
         success: true as const,
-        ...statusView({
-          settings: assessment ?? defaultAssessmentSettings(ref.courseId, ref.contentId),
-          courseDefaults,
-          managedExitPassword: ctx.app.config.exb.managedQuitPassword,
-          lmsUrl: ctx.app.config.lmsUrl,
-          authenticated,
-        }),
+        ...statusView({ ...policy, lmsUrl: ctx.app.config.lmsUrl, authenticated }),
+        websiteRules: effectiveWebsiteRules(policy),
       };
     }),
   }),
