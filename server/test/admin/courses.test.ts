@@ -256,6 +256,7 @@ describe('GET /api/admin/courses/:courseId', () => {
       hasQuitPassword: true,
       usesCourseDefaults: true,
       verificationStatus: 'unverified',
+      verificationReason: null,
       updatedAt: null,
       discovered: true,
     });

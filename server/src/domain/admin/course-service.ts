@@ -77,10 +77,11 @@ export class AdminCourseService {
   async detail(accountId: string, courseId: string): Promise<AdminCourseDetail> {
     const connection = await this.connected(accountId, courseId);
     const { assessments, settings } = this.deps.management;
-    const [cached, stored, defaults] = await Promise.all([
+    const [cached, stored, defaults, verifications] = await Promise.all([
       assessments.list(courseId),
       settings.listAssessmentSettings(courseId),
       settings.loadCourseDefaults(courseId),
+      settings.listVerifications(courseId),
     ]);
     return {
       id: connection.courseId,
@@ -91,7 +92,7 @@ export class AdminCourseService {
       setupCompleted: defaults?.setupCompleted ?? false,
       hasCourseDefaults: defaults !== null,
       adminToolPresetIds: presetIdsOf(defaults?.externalTools ?? []),
-      assessments: adminAssessmentViews(courseId, cached, stored, defaults, this.deps.managedExitPassword),
+      assessments: adminAssessmentViews(courseId, cached, stored, defaults, this.deps.managedExitPassword, verifications),
     };
   }
 

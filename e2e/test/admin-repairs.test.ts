@@ -1,0 +1,179 @@
+import type { Frame } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { demoSeed, type LmsSeed } from '../src/lms/index.js';
+import { browserAvailable } from '../src/support/browser.js';
+import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
+import { useAdminSession } from './admin-session.js';
+
+/** A root-account administrator of the demo school whose LMS speaks German. */
+const GERMAN_ADMIN = { id: 40, name: 'Greta Gruber', email: 'greta.gruber@example.edu', persona: 'administrator-de', label: 'German-speaking administrator', locale: 'de-DE' };
+
+function germanSchool(): LmsSeed {
+  const seed = demoSeed();
+  return { ...seed, users: [...seed.users, GERMAN_ADMIN], accountAdmins: [...(seed.accountAdmins ?? []), { userId: GERMAN_ADMIN.id, accountId: 1 }] };
+}
+
+/** The words of each step, as the administrator reads them in either language. */
+const LANGUAGES = [
+  {
+    lang: 'en',
+    launch: 'Launch as administrator',
+    seed: undefined,
+    authorize: 'Authorize administrator access in the LMS',
+    connectedTab: 'Connected courses',
+    connectTab: 'Connect courses',
+    pasteLabel: 'Course ids or course addresses',
+    connectOne: 'Connect 1 course',
+    connected: 'Connected 1 course.',
+    refresh: 'Refresh from LMS',
+    found: 'Found 6 quizzes in the LMS.',
+    newExit: 'New exit password',
+    replaceExit: 'Replace exit password',
+    require: (title: string) => `Require the exam browser for ${title}`,
+    required: 'Required',
+    missingBadge: 'Not protected in the LMS',
+    staleBadge: 'LMS code changed',
+    missingReason: 'The LMS has no access code on this quiz, so any browser can open it.',
+    staleReason: 'The LMS has another access code than the one the service gives to exam browsers.',
+    reapply: 'Re-apply protection',
+    accept: 'Accept the LMS’s code',
+    reapplied: 'Protection is back in place: the LMS holds the access code again.',
+    accepted: 'The LMS’s access code is now the one released to exam browsers.',
+    manage: (title: string) => `Passwords and codes of ${title}`,
+    newCode: 'New access code',
+    confirmCode: 'Every exam-browser configuration students already downloaded for this quiz stops working',
+    replaceCode: 'Replace the access code',
+    cancel: 'Cancel',
+    codeReplaced: 'A new access code is in place; the previous one no longer works.',
+  },
+  {
+    lang: 'de',
+    launch: `Launch as ${GERMAN_ADMIN.label}`,
+    seed: germanSchool(),
+    authorize: 'Administrationszugriff im LMS autorisieren',
+    connectedTab: 'Verbundene Kurse',
+    connectTab: 'Kurse verbinden',
+    pasteLabel: 'Kurs-IDs oder Kursadressen',
+    connectOne: '1 Kurs verbinden',
+    connected: '1 Kurs verbunden.',
+    refresh: 'Aus dem LMS aktualisieren',
+    found: '6 Quizze im LMS gefunden.',
+    newExit: 'Neues Exit-Passwort',
+    replaceExit: 'Exit-Passwort ersetzen',
+    require: (title: string) => `Exam-Browser für ${title} verlangen`,
+    required: 'Pflicht',
+    missingBadge: 'Im LMS nicht geschützt',
+    staleBadge: 'Code im LMS geändert',
+    missingReason: 'Im LMS hat dieses Quiz keinen Zugangscode, daher kann jeder Browser es öffnen.',
+    staleReason: 'Im LMS ist ein anderer Zugangscode hinterlegt als der, den der Dienst an Exam-Browser ausgibt.',
+    reapply: 'Schutz erneut anwenden',
+    accept: 'Code aus dem LMS übernehmen',
+    reapplied: 'Der Schutz ist wiederhergestellt: Der Zugangscode ist wieder im LMS hinterlegt.',
+    accepted: 'Der Zugangscode aus dem LMS ist jetzt der Code, den Exam-Browser erhalten.',
+    manage: (title: string) => `Passwörter und Codes für ${title}`,
+    newCode: 'Neuer Zugangscode',
+    confirmCode: 'Jede Exam-Browser-Konfiguration, die Studierende für dieses Quiz bereits heruntergeladen haben, funktioniert dann nicht mehr',
+    replaceCode: 'Zugangscode ersetzen',
+    cancel: 'Abbrechen',
+    codeReplaced: 'Ein neuer Zugangscode ist eingerichtet; der bisherige gilt nicht mehr.',
+  },
+] as const;
+
+const MIDTERM = 'Midterm exam';
+const FINAL = 'Final exam (New Quizzes)';
+
+describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs what the LMS changed, in Chromium ($lang)', { timeout: 180_000 }, (words) => {
+  // Screenshots of every step, to be looked at: `ADMIN_REPAIRS_SCREENSHOTS` or a fresh temporary folder.
+  const s = useAdminSession({
+    name: `admin-repairs-${words.lang}`,
+    screenshotsVariable: 'ADMIN_REPAIRS_SCREENSHOTS',
+    settleBeforeScreenshots: true,
+    ...(words.seed ? { seed: words.seed } : {}),
+  });
+  let tool: Frame;
+
+  function row(name: string) {
+    return tool.getByRole('row').filter({ has: tool.getByRole('rowheader', { name, exact: false }) });
+  }
+
+  async function check(name: string, options: { stretch?: boolean } = {}) {
+    await s.screenshot(`${words.lang}-${name}`, options);
+    expect(await s.accessibilityViolations()).toEqual([]);
+  }
+
+  it('connects a course, reads it and enforces two quizzes', async () => {
+    tool = await s.launch(words.launch);
+    await s.authorize(tool.getByRole('tab', { name: words.connectedTab }), tool.getByRole('button', { name: words.authorize }));
+    expect(await tool.evaluate(() => document.documentElement.lang)).toBe(words.lang);
+    await tool.getByRole('tab', { name: words.connectTab }).click();
+    await tool.getByLabel(words.pasteLabel).fill('101');
+    await tool.getByRole('button', { name: words.connectOne }).click();
+    await s.visible(tool.getByText(words.connected), PAGE_TIMEOUT_MS);
+    await tool.getByRole('tab', { name: words.connectedTab }).click();
+    await tool.getByRole('button', { name: 'Biology 101' }).click();
+    await tool.getByRole('button', { name: words.refresh }).click();
+    await s.visible(tool.getByText(words.found));
+    await tool.getByRole('button', { name: words.newExit }).click();
+    await tool.getByRole('button', { name: words.replaceExit }).click();
+    for (const title of [MIDTERM, FINAL]) {
+      await tool.getByLabel(words.require(title)).click({ force: true });
+      await s.visible(row(title).getByText(words.required, { exact: true }));
+    }
+  });
+
+  it('explains a code the LMS lost or replaced, with the teacher’s two repairs', async () => {
+    s.lms.state.quizzes.get(201)!.accessCode = null;
+    Object.assign(s.lms.state.newQuizSettings(301), { require_student_access_code: true, student_access_code: 'set-by-hand' });
+    await tool.getByRole('button', { name: words.refresh }).click();
+    await s.visible(row(MIDTERM).getByText(words.missingBadge));
+    await s.visible(row(MIDTERM).getByText(words.missingReason));
+    await s.visible(row(FINAL).getByText(words.staleBadge));
+    await s.visible(row(FINAL).getByText(words.staleReason));
+    // A lost code can only be put back; a replaced one may also be kept.
+    expect(await row(MIDTERM).getByRole('button', { name: words.accept }).count()).toBe(0);
+    await s.visible(row(FINAL).getByRole('button', { name: words.accept }));
+    await check('01-drift-explained');
+
+    await row(MIDTERM).getByRole('button', { name: words.reapply }).click();
+    await expect.poll(() => row(MIDTERM).getByText(words.missingBadge).count()).toBe(0);
+    expect(s.lms.state.quizzes.get(201)!.accessCode).toMatch(/^[0-9a-z]{24}$/);
+    await s.visible(tool.getByText(`${MIDTERM}: ${words.reapplied}`));
+
+    await row(FINAL).getByRole('button', { name: words.accept }).click();
+    await expect.poll(() => row(FINAL).getByText(words.staleBadge).count()).toBe(0);
+    await s.visible(tool.getByText(`${FINAL}: ${words.accepted}`));
+    const stored = await s.sql<{ verification_status: string }>("select verification_status from assessment_setting where content_id = 'newquiz:101:301'");
+    expect(stored).toEqual([{ verification_status: 'verified' }]);
+    await check('02-drift-repaired');
+  });
+
+  it('asks before a new access code, saying what it voids', async () => {
+    const before = s.lms.state.quizzes.get(201)!.accessCode;
+    await tool.getByRole('button', { name: words.manage(MIDTERM) }).click();
+    await tool.getByRole('button', { name: words.newCode }).click();
+    await s.visible(tool.getByText(words.confirmCode, { exact: false }));
+    // The confirmation takes the focus, so a keyboard user answers it next.
+    await expect.poll(() => tool.evaluate(() => document.activeElement?.textContent ?? '')).toBe(words.replaceCode);
+    await check('03-new-code-confirm');
+    await tool.getByRole('button', { name: words.cancel, exact: true }).click();
+    await expect.poll(() => tool.getByText(words.confirmCode, { exact: false }).count()).toBe(0);
+    expect(s.lms.state.quizzes.get(201)!.accessCode).toBe(before);
+
+    await tool.getByRole('button', { name: words.newCode }).click();
+    await tool.getByRole('button', { name: words.replaceCode }).click();
+    await s.visible(tool.getByText(words.codeReplaced));
+    expect(s.lms.state.quizzes.get(201)!.accessCode).not.toBe(before);
+  });
+
+  it('fits a 360 px frame with the repairs shown', async () => {
+    s.lms.state.quizzes.get(201)!.accessCode = null;
+    await tool.getByRole('button', { name: words.refresh }).click();
+    await s.visible(row(MIDTERM).getByText(words.missingReason));
+    const margin = await s.page.evaluate(() => window.innerWidth - document.querySelector('iframe#tool_content')!.getBoundingClientRect().width);
+    await s.page.setViewportSize({ width: Math.round(360 + margin), height: 900 });
+    expect(await s.fitsWidth()).toBe(true);
+    await check('04-narrow');
+    await s.page.setViewportSize({ width: 1100, height: 900 });
+    expect(s.problems).toEqual([]);
+  });
+});
