@@ -45,6 +45,11 @@ const LANGUAGES = [
     replaceCode: 'Replace the access code',
     cancel: 'Cancel',
     codeReplaced: 'A new access code is in place; the previous one no longer works.',
+    passwordsRegion: 'Course passwords',
+    newShown: /^New exit password \(hidden in \d+ s\)$/,
+    reveal: 'Reveal passwords',
+    lmsDisagrees: 'The LMS disagrees: The LMS has another access code than the one the service gives to exam browsers. Repair it in the quiz list.',
+    close: (title: string) => `Close the actions of ${title}`,
   },
   {
     lang: 'de',
@@ -76,6 +81,12 @@ const LANGUAGES = [
     replaceCode: 'Zugangscode ersetzen',
     cancel: 'Abbrechen',
     codeReplaced: 'Ein neuer Zugangscode ist eingerichtet; der bisherige gilt nicht mehr.',
+    passwordsRegion: 'Passwörter des Kurses',
+    newShown: /^Neues Exit-Passwort \(wird in \d+ s ausgeblendet\)$/,
+    reveal: 'Passwörter anzeigen',
+    lmsDisagrees:
+      'Das LMS weicht ab: Im LMS ist ein anderer Zugangscode hinterlegt als der, den der Dienst an Exam-Browser ausgibt. Beheben Sie es in der Quizliste.',
+    close: (title: string) => `Aktionen für ${title} schließen`,
   },
 ] as const;
 
@@ -88,6 +99,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     name: `admin-repairs-${words.lang}`,
     screenshotsVariable: 'ADMIN_REPAIRS_SCREENSHOTS',
     settleBeforeScreenshots: true,
+    clock: true,
     ...(words.seed ? { seed: words.seed } : {}),
   });
   let tool: Frame;
@@ -121,6 +133,29 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     }
   });
 
+  it('shows only the current exit password once a new one is set', async () => {
+    const passwords = tool.getByRole('region', { name: words.passwordsRegion });
+    // The exit password set before enforcing is shown once, for 30 seconds.
+    await s.page.clock.fastForward(31_000);
+    await s.visible(passwords.getByRole('button', { name: words.newExit, exact: true }));
+    await passwords.getByRole('button', { name: words.reveal }).click();
+    // The exit password is the revealed list's only value: the course has no start password.
+    const revealed = passwords.locator('dd code.exb-value');
+    await s.visible(revealed);
+    expect(await revealed.count()).toBe(1);
+    const old = (await revealed.textContent())!;
+    expect(old).toMatch(/^[0-9a-z]{4}(-[0-9a-z]{4}){3}$/);
+    await passwords.getByRole('button', { name: words.newExit, exact: true }).click();
+    await passwords.getByRole('button', { name: words.replaceExit }).click();
+    await s.visible(passwords.getByText(words.newShown));
+    const current = passwords.locator('code.exb-value');
+    expect(await current.count()).toBe(1);
+    expect(await current.textContent()).not.toBe(old);
+    expect(await tool.getByText(old).count()).toBe(0);
+    await s.visible(passwords.getByRole('button', { name: words.reveal }));
+    await check('01-only-the-new-exit-password');
+  });
+
   it('explains a code the LMS lost or replaced, with the teacher’s two repairs', async () => {
     s.lms.state.quizzes.get(201)!.accessCode = null;
     Object.assign(s.lms.state.newQuizSettings(301), { require_student_access_code: true, student_access_code: 'set-by-hand' });
@@ -132,7 +167,16 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     // A lost code can only be put back; a replaced one may also be kept.
     expect(await row(MIDTERM).getByRole('button', { name: words.accept }).count()).toBe(0);
     await s.visible(row(FINAL).getByRole('button', { name: words.accept }));
-    await check('01-drift-explained');
+    await check('02-drift-explained');
+
+    // The reveal of the replaced code says that exam browsers receive another one.
+    await tool.getByRole('button', { name: words.manage(FINAL) }).click();
+    const panel = tool.getByRole('region', { name: FINAL });
+    await panel.getByRole('button', { name: words.reveal }).click();
+    await s.visible(panel.getByRole('definition').filter({ hasText: 'set-by-hand' }));
+    await s.visible(panel.getByText(words.lmsDisagrees));
+    await check('03-reveal-lms-disagrees');
+    await tool.getByRole('button', { name: words.close(FINAL) }).click();
 
     await row(MIDTERM).getByRole('button', { name: words.reapply }).click();
     await expect.poll(() => row(MIDTERM).getByText(words.missingBadge).count()).toBe(0);
@@ -144,7 +188,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await s.visible(tool.getByText(`${FINAL}: ${words.accepted}`));
     const stored = await s.sql<{ verification_status: string }>("select verification_status from assessment_setting where content_id = 'newquiz:101:301'");
     expect(stored).toEqual([{ verification_status: 'verified' }]);
-    await check('02-drift-repaired');
+    await check('04-drift-repaired');
   });
 
   it('asks before a new access code, saying what it voids', async () => {
@@ -154,7 +198,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await s.visible(tool.getByText(words.confirmCode, { exact: false }));
     // The confirmation takes the focus, so a keyboard user answers it next.
     await expect.poll(() => tool.evaluate(() => document.activeElement?.textContent ?? '')).toBe(words.replaceCode);
-    await check('03-new-code-confirm');
+    await check('05-new-code-confirm');
     await tool.getByRole('button', { name: words.cancel, exact: true }).click();
     await expect.poll(() => tool.getByText(words.confirmCode, { exact: false }).count()).toBe(0);
     expect(s.lms.state.quizzes.get(201)!.accessCode).toBe(before);
@@ -171,8 +215,14 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await s.visible(row(MIDTERM).getByText(words.missingReason));
     const margin = await s.page.evaluate(() => window.innerWidth - document.querySelector('iframe#tool_content')!.getBoundingClientRect().width);
     await s.page.setViewportSize({ width: Math.round(360 + margin), height: 900 });
-    expect(await s.fitsWidth()).toBe(true);
-    await check('04-narrow');
+    const wide = await tool.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+        .slice(0, 5)
+        .map((element) => `${element.tagName}.${element.className}: ${element.textContent?.slice(0, 60)}`),
+    );
+    expect(wide, JSON.stringify(wide)).toEqual([]);
+    await check('06-narrow');
     await s.page.setViewportSize({ width: 1100, height: 900 });
     expect(s.problems).toEqual([]);
   });

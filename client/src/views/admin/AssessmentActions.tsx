@@ -67,7 +67,15 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
         <CloseButton screenReaderLabel={t('actions.close', { title: assessment.title })} onClick={onClose} size="small" />
       </Flex>
       <View as="div" margin="0 0 medium">
-        <PasswordReveal subject={assessment.title} reveal={() => client.admin.assessments.revealPasswords.mutate(input)} />
+        <PasswordReveal
+          subject={assessment.title}
+          reveal={async () => {
+            const revealed = await client.admin.assessments.revealPasswords.mutate(input);
+            // The reveal checked the LMS's code too: the quiz list shows what it found, with its repairs.
+            void queryClient.invalidateQueries({ queryKey: trpc.admin.courses.get.queryKey({ courseId }) });
+            return revealed;
+          }}
+        />
         <Text as="p" size="small" color="secondary">
           {t('actions.revealHint')}
         </Text>

@@ -27,7 +27,13 @@ export interface AdminCourseDetail {
 }
 
 export interface AssessmentReveal extends PasswordReveal {
-  readonly passwords: PasswordReveal['passwords'] & { readonly accessCode: { readonly value: string | null; readonly source: 'lms' } };
+  readonly passwords: PasswordReveal['passwords'] & {
+    /**
+     * The code as the LMS holds it now; `mismatch` is why it is not the code exam browsers receive (the stored check
+     * reason), `null` when it is or the assessment is not enforced.
+     */
+    readonly accessCode: { readonly value: string | null; readonly source: 'lms'; readonly mismatch: string | null };
+  };
 }
 
 export interface CourseServiceDependencies {
@@ -138,11 +144,13 @@ export class AdminCourseService {
     const { passwords, settings } = this.deps.management;
     return passwords.revealAssessment(by, ref.courseId, ref.contentId, async (reveal) => {
       const [accessCode, stored] = await Promise.all([lmsAccessCode(ref, lms), settings.loadAssessmentSettings(ref.courseId, ref.contentId)]);
+      let mismatch: string | null = null;
       if (stored !== null && isEnforced(stored)) {
         const outcome = compareAccessCode(stored.accessCode, { kind: 'code', code: accessCode });
         await settings.recordVerification(ref.courseId, ref.contentId, stored.version, { ...outcome, byLmsUserId: by.principal.lmsUserId });
+        mismatch = outcome.reason;
       }
-      return { ...reveal, passwords: { ...reveal.passwords, accessCode: { value: accessCode, source: 'lms' as const } } };
+      return { ...reveal, passwords: { ...reveal.passwords, accessCode: { value: accessCode, source: 'lms' as const, mismatch } } };
     });
   }
 
