@@ -45,6 +45,10 @@ const LANGUAGES = [
     replaceCode: 'Replace the access code',
     cancel: 'Cancel',
     codeReplaced: 'A new access code is in place; the previous one no longer works.',
+    notRead: 'Not read from the LMS yet',
+    neverRefreshed: 'Never',
+    detailNotRead: 'quizzes not read from the LMS yet: choose “Refresh from LMS”',
+    detailRefreshed: 'refreshed just now',
     passwordsRegion: 'Course passwords',
     newShown: /^New exit password \(hidden in \d+ s\)$/,
     reveal: 'Reveal passwords',
@@ -81,6 +85,10 @@ const LANGUAGES = [
     replaceCode: 'Zugangscode ersetzen',
     cancel: 'Abbrechen',
     codeReplaced: 'Ein neuer Zugangscode ist eingerichtet; der bisherige gilt nicht mehr.',
+    notRead: 'Noch nicht aus dem LMS gelesen',
+    neverRefreshed: 'Noch nie',
+    detailNotRead: 'Quizze noch nicht aus dem LMS gelesen: Wählen Sie „Aus dem LMS aktualisieren“',
+    detailRefreshed: 'aktualisiert gerade eben',
     passwordsRegion: 'Passwörter des Kurses',
     newShown: /^Neues Exit-Passwort \(wird in \d+ s ausgeblendet\)$/,
     reveal: 'Passwörter anzeigen',
@@ -122,9 +130,16 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('button', { name: words.connectOne }).click();
     await s.visible(tool.getByText(words.connected), PAGE_TIMEOUT_MS);
     await tool.getByRole('tab', { name: words.connectedTab }).click();
+    // Before its first read a course has no counts to show, and says so.
+    const listed = row('Biology 101');
+    await s.visible(listed.getByText(words.notRead));
+    await s.visible(listed.getByRole('cell', { name: words.neverRefreshed, exact: true }));
+    await check('00-course-not-read-yet');
     await tool.getByRole('button', { name: 'Biology 101' }).click();
+    await s.visible(tool.getByText(words.detailNotRead, { exact: false }));
     await tool.getByRole('button', { name: words.refresh }).click();
     await s.visible(tool.getByText(words.found));
+    await s.visible(tool.getByText(words.detailRefreshed, { exact: false }));
     await tool.getByRole('button', { name: words.newExit }).click();
     await tool.getByRole('button', { name: words.replaceExit }).click();
     for (const title of [MIDTERM, FINAL]) {

@@ -8,7 +8,7 @@ import type { ManagementServices } from '../management-services.js';
 import { PASSWORD_REVEAL_EXPIRES_IN_SECONDS, type PasswordReveal } from '../password-reveal/password-reveal.js';
 import type { RedactedAssessmentSettings } from '../settings/model.js';
 import { adminAssessmentViews, presetIdsOf, type AdminAssessmentView } from './assessment-view.js';
-import type { CourseConnection, CourseConnections } from './course-connections.js';
+import { wasRead, type CourseConnection, type CourseConnections } from './course-connections.js';
 import { courseFacts, inRootAccount } from './course-facts.js';
 import { courseNotConnected } from './errors.js';
 import { generateExitPassword } from './exit-password.js';
@@ -20,6 +20,8 @@ export interface AdminCourseDetail {
   readonly courseCode: string;
   readonly termName: string | null;
   readonly lastRefreshedAt: string;
+  /** Addition: whether the course's quizzes were read from the LMS yet. */
+  readonly readFromLms: boolean;
   readonly setupCompleted: boolean;
   readonly hasCourseDefaults: boolean;
   readonly adminToolPresetIds: string[];
@@ -95,6 +97,7 @@ export class AdminCourseService {
       courseCode: connection.courseCode,
       termName: connection.termName,
       lastRefreshedAt: connection.lastRefreshedAt.toISOString(),
+      readFromLms: wasRead(connection),
       setupCompleted: defaults?.setupCompleted ?? false,
       hasCourseDefaults: defaults !== null,
       adminToolPresetIds: presetIdsOf(defaults?.externalTools ?? []),
