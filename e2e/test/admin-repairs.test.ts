@@ -116,6 +116,11 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     return tool.getByRole('row').filter({ has: tool.getByRole('rowheader', { name, exact: false }) });
   }
 
+  /** The text alignment of every row header (the course's or quiz's name) of the tables on screen. */
+  function rowHeaderAlignment(): Promise<string[]> {
+    return tool.evaluate(() => [...document.querySelectorAll('th[scope="row"]')].map((cell) => getComputedStyle(cell).textAlign));
+  }
+
   async function check(name: string, options: { stretch?: boolean } = {}) {
     await s.screenshot(`${words.lang}-${name}`, options);
     expect(await s.accessibilityViolations()).toEqual([]);
@@ -134,6 +139,8 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     const listed = row('Biology 101');
     await s.visible(listed.getByText(words.notRead));
     await s.visible(listed.getByRole('cell', { name: words.neverRefreshed, exact: true }));
+    // The course's name starts at the left like the other columns, not centred.
+    expect(new Set(await rowHeaderAlignment())).toEqual(new Set(['start']));
     await check('00-course-not-read-yet');
     await tool.getByRole('button', { name: 'Biology 101' }).click();
     await s.visible(tool.getByText(words.detailNotRead, { exact: false }));
@@ -146,6 +153,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
       await tool.getByLabel(words.require(title)).click({ force: true });
       await s.visible(row(title).getByText(words.required, { exact: true }));
     }
+    expect(new Set(await rowHeaderAlignment())).toEqual(new Set(['start']));
   });
 
   it('shows only the current exit password once a new one is set', async () => {
