@@ -49,6 +49,9 @@ const LANGUAGES = [
     neverRefreshed: 'Never',
     detailNotRead: 'quizzes not read from the LMS yet: choose “Refresh from LMS”',
     detailRefreshed: 'refreshed just now',
+    auditTab: 'Audit trail',
+    auditReapplied: 'Protection re-applied in the LMS',
+    auditAccepted: 'The LMS’s access code accepted',
     passwordsRegion: 'Course passwords',
     newShown: /^New exit password \(hidden in \d+ s\)$/,
     reveal: 'Reveal passwords',
@@ -89,6 +92,9 @@ const LANGUAGES = [
     neverRefreshed: 'Noch nie',
     detailNotRead: 'Quizze noch nicht aus dem LMS gelesen: Wählen Sie „Aus dem LMS aktualisieren“',
     detailRefreshed: 'aktualisiert gerade eben',
+    auditTab: 'Änderungsprotokoll',
+    auditReapplied: 'Schutz im LMS erneut angewendet',
+    auditAccepted: 'Zugangscode aus dem LMS übernommen',
     passwordsRegion: 'Passwörter des Kurses',
     newShown: /^Neues Exit-Passwort \(wird in \d+ s ausgeblendet\)$/,
     reveal: 'Passwörter anzeigen',
@@ -230,6 +236,18 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('button', { name: words.replaceCode }).click();
     await s.visible(tool.getByText(words.codeReplaced));
     expect(s.lms.state.quizzes.get(201)!.accessCode).not.toBe(before);
+  });
+
+  it('names the repairs in the audit trail in the page’s language', async () => {
+    await tool.getByRole('button', { name: words.lang === 'en' ? 'All courses' : 'Alle Kurse' }).click();
+    await tool.getByRole('tab', { name: words.auditTab }).click();
+    await s.visible(tool.getByRole('cell', { name: words.auditReapplied, exact: true }), PAGE_TIMEOUT_MS);
+    await s.visible(tool.getByRole('cell', { name: words.auditAccepted, exact: true }));
+    // No action shows its stored name.
+    expect(await tool.getByText(/^(enforcement|course|policy|password|tool-preset|exam-tool|course-defaults)\.[a-z-]+$/).count()).toBe(0);
+    await check('05b-audit-trail');
+    await tool.getByRole('tab', { name: words.connectedTab }).click();
+    await tool.getByRole('button', { name: 'Biology 101' }).click();
   });
 
   it('fits a 360 px frame with the repairs shown', async () => {
