@@ -243,6 +243,10 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('tab', { name: words.auditTab }).click();
     await s.visible(tool.getByRole('cell', { name: words.auditReapplied, exact: true }), PAGE_TIMEOUT_MS);
     await s.visible(tool.getByRole('cell', { name: words.auditAccepted, exact: true }));
+    // Courses and quizzes by their names, not their ids.
+    await s.visible(tool.getByRole('cell', { name: 'Biology 101 · Midterm exam', exact: true }));
+    await s.visible(tool.getByRole('cell', { name: 'Biology 101 · Final exam (New Quizzes)', exact: true }));
+    expect(await tool.getByText(/classicquiz_201|newquiz:101:301/).count()).toBe(0);
     // No action shows its stored name.
     expect(await tool.getByText(/^(enforcement|course|policy|password|tool-preset|exam-tool|course-defaults)\.[a-z-]+$/).count()).toBe(0);
     await check('05b-audit-trail');
