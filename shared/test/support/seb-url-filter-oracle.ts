@@ -1,7 +1,7 @@
 /**
  * A model of Safe Exam Browser for Windows' URL filter, for tests: given the active `URLFilterRules` of a configuration
  * and a requested URL, what the exam browser decides. Written from seb-win-refactoring (commit 8233d1c) and checked
- * against SEB's own decisions in `/work/shared/fixtures/exam-browser/seb-url-filter-decisions.json`:
+ * against SEB's own decisions in `server/test/exb/fixtures/seb-url-filter-decisions.json`:
  * - `SafeExamBrowser.Browser/Handlers/RequestHandler.cs` (`Block`): the request URL is passed through
  *   `WebUtility.UrlDecode` first, and only a URL that `Uri.TryCreate` accepts is filtered at all;
  * - `SafeExamBrowser.Browser/Filters/RequestFilter.cs` (`Process`): any matching block rule blocks, else any matching
