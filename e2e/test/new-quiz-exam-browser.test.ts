@@ -135,6 +135,8 @@ describe.runIf(browserAvailable())('a new quiz in the simulated exam browser', {
     expect(description).toContain('its students see its access code inside the exam browser and type it into the quiz themselves');
     await row.screenshot({ path: path.join(shots, '01-teacher-view-new-quiz-notice.png') });
     await page.setViewportSize(NARROW);
+    // The table re-renders as stacked blocks (a `div` with role table instead of a `table`); the row is found anew in it.
+    await tool.locator('div[role="table"]').waitFor({ timeout: PAGE_TIMEOUT_MS });
     await row.scrollIntoViewIfNeeded();
     await shoot(page, '01-teacher-view-new-quiz-notice-narrow');
     expect(await tool.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);

@@ -23,13 +23,15 @@ describe('database connections terminated every 100 ms', () => {
     const admin = inject('databaseUrl');
     let running = true;
     let terminations = 0;
+    let busy = 0;
     const terminator = (async () => {
       while (running) {
         const rows = (await runSql(admin, [
-          `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity
-            where datname = '${name}' and pid <> pg_backend_pid()`,
-        ])) as { n: number }[];
+          `select count(pg_terminate_backend(pid))::int as n, (count(*) filter (where state = 'active'))::int as busy
+            from pg_stat_activity where datname = '${name}' and pid <> pg_backend_pid()`,
+        ])) as { n: number; busy: number }[];
         terminations += rows[0]!.n;
+        busy += rows[0]!.busy;
         await sleep(100);
       }
     })();
@@ -48,6 +50,10 @@ describe('database connections terminated every 100 ms', () => {
     await Promise.all([terminator, ...clients]);
     expect(terminations).toBeGreaterThan(20);
     expect(statuses.length).toBeGreaterThan(200);
-    expect(statuses.filter((status) => status !== 404)).toEqual([]);
+    // Every other request was answered as if nothing had happened; the few whose statement was running fail cleanly.
+    const failed = statuses.filter((status) => status !== 404);
+    expect(failed.filter((status) => status !== 503)).toEqual([]);
+    expect(failed.length).toBeLessThanOrEqual(busy);
+    expect(terminations - busy).toBeGreaterThan(20);
   });
 });
