@@ -159,6 +159,7 @@ describe.runIf(browserAvailable())('the administrator dashboard in Chromium', { 
     await expect.poll(() => tool.getByText(code).count()).toBe(0);
 
     await tool.getByRole('button', { name: 'New access code' }).click();
+    await tool.getByRole('button', { name: 'Replace the access code' }).click();
     await s.visible(tool.getByText('A new access code is in place', { exact: false }));
     expect(s.lms.state.quizzes.get(201)!.accessCode).not.toBe(code);
     await tool.getByRole('button', { name: 'Reset to course defaults' }).click();
@@ -171,6 +172,7 @@ describe.runIf(browserAvailable())('the administrator dashboard in Chromium', { 
     // Wrong order: a new code for a quiz that does not require the exam browser is refused with what to do.
     await tool.getByRole('button', { name: 'Passwords and codes of Weekly practice quiz' }).click();
     await tool.getByRole('button', { name: 'New access code' }).click();
+    await tool.getByRole('button', { name: 'Replace the access code' }).click();
     await s.visible(tool.getByText('Require the exam browser for this quiz first', { exact: false }));
     await s.screenshot('12-new-code-refused');
     await tool.getByRole('button', { name: 'Close the actions of Weekly practice quiz' }).click();

@@ -68,7 +68,8 @@ export function DataTable<Row>({ caption, columns, rows, rowKey, hover = false, 
             <Table.Row key={rowKey(row)}>
               {columns.map((column) =>
                 column.rowHeader ? (
-                  <Table.RowHeader key={column.id} textAlign={column.textAlign}>
+                  // A row header is a `th`, which browsers centre: it starts where its column's other values do.
+                  <Table.RowHeader key={column.id} textAlign={column.textAlign ?? 'start'}>
                     {column.render(row)}
                   </Table.RowHeader>
                 ) : (

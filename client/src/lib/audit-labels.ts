@@ -1,26 +1,11 @@
+import { AUDIT_ACTIONS, auditActionKey, isAuditAction } from '@exb/shared/audit-actions.js';
 import { i18next } from '../i18n/i18n';
 
 /**
  * The audit trail's actions and outcomes in the words the teacher and administrator views use, in the page's language
- * (`teacher:audit`). An action the client does not know yet (added on the server later) shows its own name.
+ * (`teacher:audit`). Every action the server writes has its label (`shared/src/audit-actions.ts`); one from a newer server
+ * than the page shows its own name.
  */
-const ACTION_KEYS = {
-  'enforcement.enable': 'teacher:audit.action.enforcementEnable',
-  'enforcement.disable': 'teacher:audit.action.enforcementDisable',
-  'enforcement.regenerate-code': 'teacher:audit.action.enforcementRegenerateCode',
-  'policy.save': 'teacher:audit.action.policySave',
-  'policy.reset-defaults': 'teacher:audit.action.policyResetDefaults',
-  'course-defaults.save': 'teacher:audit.action.courseDefaultsSave',
-  'password.reveal': 'teacher:audit.action.passwordReveal',
-  'password.rotate': 'teacher:audit.action.passwordRotate',
-  'exam-tool.copy': 'teacher:audit.action.examToolCopy',
-  'tool-preset.create': 'teacher:audit.action.toolPresetCreate',
-  'tool-preset.update': 'teacher:audit.action.toolPresetUpdate',
-  'tool-preset.delete': 'teacher:audit.action.toolPresetDelete',
-  'tool-preset.assign': 'teacher:audit.action.toolPresetAssign',
-  'tool-preset.rollout': 'teacher:audit.action.toolPresetRollout',
-  'tool-preset.reconcile': 'teacher:audit.action.toolPresetReconcile',
-} as const;
 
 const OUTCOME_KEYS = {
   pending: 'teacher:audit.outcome.pending',
@@ -53,14 +38,14 @@ function labels(names: readonly string[], label: (name: string) => string): Reco
 }
 
 export function auditActionLabel(action: string): string {
-  return has(ACTION_KEYS, action) ? i18next.t(ACTION_KEYS[action]) : action;
+  return isAuditAction(action) ? i18next.t(`teacher:audit.action.${auditActionKey(action)}` as 'teacher:audit.action.policySave') : action;
 }
 
 export function auditOutcomeLabel(outcome: string): string {
   return has(OUTCOME_KEYS, outcome) ? i18next.t(OUTCOME_KEYS[outcome]) : outcome;
 }
 
-export const AUDIT_ACTION_LABEL: Record<string, string> = labels(Object.keys(ACTION_KEYS), auditActionLabel);
+export const AUDIT_ACTION_LABEL: Record<string, string> = labels(AUDIT_ACTIONS, auditActionLabel);
 
 export const AUDIT_OUTCOME_LABEL: Record<string, string> = labels(Object.keys(OUTCOME_KEYS), auditOutcomeLabel);
 

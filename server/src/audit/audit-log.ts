@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { isAuditAction } from '@exb/shared/audit-actions.js';
 import type { Principal } from '../identity/principal.js';
 
 /**
@@ -27,7 +28,8 @@ const detailValue = z.union([z.string().max(512), z.number(), z.boolean(), z.nul
 const SECRET_KEY = /password|passcode|access.?code|token|secret|session|grant|cookie|credential/i;
 
 export const auditEntrySchema = z.object({
-  action: z.string().regex(/^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/, 'action is `area.verb`, lower case'),
+  // Only the listed actions, so each has a label in the trail the views show.
+  action: z.string().refine((value: string): boolean => isAuditAction(value), 'action is one of AUDIT_ACTIONS (`@exb/shared/audit-actions.js`)'),
   outcome: z.enum(AUDIT_OUTCOMES),
   actor: z.object({
     lmsUserId: z.string().max(64).nullable(),

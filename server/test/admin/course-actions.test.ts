@@ -183,15 +183,29 @@ describe('assessment actions', () => {
       passwords: {
         start: { value: 'start-7', source: 'course' },
         exit: { value: 'course-exit-7', source: 'course' },
-        accessCode: { value: t.bed.lms.state.quizzes.get(201)!.accessCode, source: 'lms' },
+        accessCode: { value: t.bed.lms.state.quizzes.get(201)!.accessCode, source: 'lms', mismatch: null },
       },
     });
     expect(response.headers['cache-control']).toBe('no-store, max-age=0');
     await ok('PUT', `${FINAL}/exb`, { required: true });
     const final = (await ok('POST', `${FINAL}/passwords/reveal`)).json();
-    expect(final.passwords.accessCode).toEqual({ value: expect.stringMatching(/^[0-9a-z]{24}$/), source: 'lms' });
+    expect(final.passwords.accessCode).toEqual({ value: expect.stringMatching(/^[0-9a-z]{24}$/), source: 'lms', mismatch: null });
     const none = (await ok('POST', `${COURSE}/assessments/classicquiz_202/passwords/reveal`)).json();
-    expect(none.passwords.accessCode).toEqual({ value: null, source: 'lms' });
+    expect(none.passwords.accessCode).toEqual({ value: null, source: 'lms', mismatch: null });
+  });
+
+  it('says where the LMS holds another access code than the stored one when it reveals it', async () => {
+    await ok('PUT', `${MIDTERM}/exb`, { required: true });
+    t.bed.lms.state.quizzes.get(201)!.accessCode = 'set-by-hand';
+    const changed = (await ok('POST', `${MIDTERM}/passwords/reveal`)).json();
+    expect(changed.passwords.accessCode).toEqual({
+      value: 'set-by-hand',
+      source: 'lms',
+      mismatch: 'The LMS has another access code than the one the service gives to exam browsers.',
+    });
+    t.bed.lms.state.quizzes.get(201)!.accessCode = null;
+    const lost = (await ok('POST', `${MIDTERM}/passwords/reveal`)).json();
+    expect(lost.passwords.accessCode).toEqual({ value: null, source: 'lms', mismatch: 'The LMS has no access code on this quiz, so any browser can open it.' });
   });
 
   it('resets the assessment’s exit password and its policy, keeping enforcement and the code', async () => {

@@ -147,6 +147,7 @@ describe('GET /api/admin/courses', () => {
       issueCount: 0,
       concluded: false,
       lastRefreshedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      readFromLms: false,
     });
   });
 
@@ -230,6 +231,7 @@ describe('GET /api/admin/courses/:courseId', () => {
       exitPassword: 'course-exit',
       setupCompleted: true,
     });
+    expect((await t.request('GET', '/api/admin/courses/101')).json().course.readFromLms).toBe(false);
     const refreshed = await t.request('POST', '/api/admin/courses/101/refresh');
     expect(refreshed.statusCode, refreshed.body).toBe(200);
     const response = await t.request('GET', '/api/admin/courses/101');
@@ -238,6 +240,7 @@ describe('GET /api/admin/courses/:courseId', () => {
     expect(course).toMatchObject({
       id: '101',
       name: 'Biology 101',
+      readFromLms: true,
       setupCompleted: true,
       hasCourseDefaults: true,
       adminToolPresetIds: ['6f1c8a52-3d0e-4b7a-9d52-0d9b1f3e2a10'],
@@ -256,6 +259,7 @@ describe('GET /api/admin/courses/:courseId', () => {
       hasQuitPassword: true,
       usesCourseDefaults: true,
       verificationStatus: 'unverified',
+      verificationReason: null,
       updatedAt: null,
       discovered: true,
     });

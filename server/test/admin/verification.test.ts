@@ -34,8 +34,16 @@ it('counts and lists missing and stale codes after a refresh, and a re-apply cle
   expect((await t.request('POST', '/api/admin/courses/101/refresh')).statusCode).toBe(200);
 
   expect((await courseRow()).issueCount).toBe(2);
-  expect(await detailStatus('classicquiz_201')).toMatchObject({ verificationStatus: 'missing', exbRequired: true, hasAccessCode: true });
-  expect(await detailStatus('newquiz:101:301')).toMatchObject({ verificationStatus: 'stale' });
+  expect(await detailStatus('classicquiz_201')).toMatchObject({
+    verificationStatus: 'missing',
+    verificationReason: 'The LMS has no access code on this quiz, so any browser can open it.',
+    exbRequired: true,
+    hasAccessCode: true,
+  });
+  expect(await detailStatus('newquiz:101:301')).toMatchObject({
+    verificationStatus: 'stale',
+    verificationReason: 'The LMS has another access code than the one the service gives to exam browsers.',
+  });
 
   const path = '/api/admin/courses/101/assessments/classicquiz_201/protection/reapply';
   const refused = await t.request('POST', path, { actionToken: null });
@@ -49,6 +57,7 @@ it('counts and lists missing and stale codes after a refresh, and a re-apply cle
   expect(t.bed.lms.calls.last(LMS_ROUTES.updateQuiz)!.userId).toBe(1);
   expect(t.bed.lms.state.quizzes.get(201)!.accessCode).toEqual(expect.any(String));
   expect((await courseRow()).issueCount).toBe(1);
+  expect(await detailStatus('classicquiz_201')).toMatchObject({ verificationStatus: 'verified', verificationReason: null });
 
   const accepted = await t.request('POST', `/api/admin/courses/101/assessments/${encodeURIComponent('newquiz:101:301')}/protection/accept-lms-code`);
   expect(accepted.statusCode, accepted.body).toBe(200);

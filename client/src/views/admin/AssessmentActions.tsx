@@ -21,7 +21,13 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
   const heading = useRef<HTMLElement | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [running, setRunning] = useState<Action | null>(null);
+  // A new code voids every configuration already downloaded, so it is asked for twice.
+  const [confirmingCode, setConfirmingCode] = useState(false);
+  const confirmButton = useRef<HTMLElement | null>(null);
   useEffect(() => heading.current?.focus(), [assessment.id]);
+  useEffect(() => {
+    if (confirmingCode) confirmButton.current?.focus();
+  }, [confirmingCode]);
 
   const options = (action: Action) => ({
     onMutate: () => {
@@ -37,7 +43,10 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
       const refusal = readServerError(error);
       setOutcome({ variant: 'error', text: refusal.errorCode === ErrorCodes.EXB_NOT_ENABLED ? t('actions.notEnabled', { reason: refusal.message }) : refusal.message });
     },
-    onSettled: () => setRunning(null),
+    onSettled: () => {
+      setRunning(null);
+      setConfirmingCode(false);
+    },
   });
   const regenerate = useMutation(trpc.admin.assessments.regenerateCode.mutationOptions(options('regenerateCode')));
   const resetExit = useMutation(trpc.admin.assessments.resetExitPassword.mutationOptions(options('resetExitPassword')));
@@ -58,13 +67,21 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
         <CloseButton screenReaderLabel={t('actions.close', { title: assessment.title })} onClick={onClose} size="small" />
       </Flex>
       <View as="div" margin="0 0 medium">
-        <PasswordReveal subject={assessment.title} reveal={() => client.admin.assessments.revealPasswords.mutate(input)} />
+        <PasswordReveal
+          subject={assessment.title}
+          reveal={async () => {
+            const revealed = await client.admin.assessments.revealPasswords.mutate(input);
+            // The reveal checked the LMS's code too: the quiz list shows what it found, with its repairs.
+            void queryClient.invalidateQueries({ queryKey: trpc.admin.courses.get.queryKey({ courseId }) });
+            return revealed;
+          }}
+        />
         <Text as="p" size="small" color="secondary">
           {t('actions.revealHint')}
         </Text>
       </View>
       <Flex gap="small" wrap="wrap" alignItems="center">
-        <Button renderIcon={<IconRefreshLine />} onClick={() => run(regenerate)}>
+        <Button renderIcon={<IconRefreshLine />} onClick={() => setConfirmingCode(true)} interaction={confirmingCode ? 'disabled' : 'enabled'}>
           {t('actions.regenerateCode')}
         </Button>
         <Button renderIcon={<IconResetLine />} onClick={() => run(resetExit)}>
@@ -75,6 +92,17 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
         </Button>
         {running !== null && <Spinner renderTitle={t('actions.saving')} size="x-small" />}
       </Flex>
+      {confirmingCode && (
+        <View as="div" margin="small 0 0" padding="small" borderWidth="small" borderRadius="medium">
+          <Text as="p">{t('actions.confirmCode', { title: assessment.title })}</Text>
+          <Flex gap="small" wrap="wrap">
+            <Button color="danger" elementRef={(element) => void (confirmButton.current = element as HTMLElement | null)} onClick={() => run(regenerate)}>
+              {t('actions.replaceCode')}
+            </Button>
+            <Button onClick={() => setConfirmingCode(false)}>{t('cancel')}</Button>
+          </Flex>
+        </View>
+      )}
       <Text as="p" size="small" color="secondary">
         {t('actions.hint')}
       </Text>

@@ -2,6 +2,7 @@ import { Button, Heading, Pill, ScreenReaderContent, Text, View } from '@instruc
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { DataTable, type TableColumn } from '../../components/DataTable';
+import { AssessmentRepair } from './AssessmentRepair';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import type { AdminAssessment, CourseDetail } from './model';
 import { BadgeList } from '../../components/BadgeList';
@@ -9,13 +10,14 @@ import { BadgeList } from '../../components/BadgeList';
 /** The badges of an assessment's state, in the words an administrator reads at a glance. */
 function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
   const { t } = useTranslation('admin');
+  const { t: teacherText } = useTranslation('teacher');
+  const status = assessment.verificationStatus;
   const badges: ReactNode[] = [];
   if (assessment.exbRequired && assessment.enabled && assessment.hasAccessCode) badges.push(<Pill key="on" color="success">{t('status.required')}</Pill>);
   else if (assessment.exbRequired && !assessment.hasAccessCode) badges.push(<Pill key="code" color="danger">{t('status.codeMissing')}</Pill>);
   else if (assessment.exbRequired !== assessment.enabled) badges.push(<Pill key="pending" color="warning">{t('status.pending')}</Pill>);
-  if (assessment.verificationStatus === 'missing' || assessment.verificationStatus === 'stale') {
-    badges.push(<Pill key="verify" color="danger">{t('status.verify')}</Pill>);
-  }
+  // The teacher's words for a code the LMS does not hold, so both roles read the same problem the same way.
+  if (status === 'missing' || status === 'stale') badges.push(<Pill key="verify" color="danger">{teacherText(`verification.badge.${status}`)}</Pill>);
   if (assessment.exbRequired && !assessment.hasQuitPassword) badges.push(<Pill key="exit" color="danger">{t('status.noExitPassword')}</Pill>);
   if (!assessment.usesCourseDefaults) badges.push(<Pill key="own" color="info">{t('status.ownSettings')}</Pill>);
   if (!assessment.discovered) badges.push(<Pill key="gone">{t('status.notInLms')}</Pill>);
@@ -49,7 +51,16 @@ export function AssessmentTable({ course, onManage, registerActionButton }: Asse
     { id: 'quiz', header: t('quizzes.column.quiz'), rowHeader: true, render: (assessment) => <QuizTitle assessment={assessment} /> },
     { id: 'type', header: t('quizzes.column.type'), render: (assessment) => t(`contentType.${assessment.contentType}`) },
     { id: 'exb', header: t('quizzes.column.exb'), render: (assessment) => <EnforcementSwitch courseId={course.id} assessment={assessment} /> },
-    { id: 'state', header: t('quizzes.column.status'), render: (assessment) => <StatusBadges assessment={assessment} /> },
+    {
+      id: 'state',
+      header: t('quizzes.column.status'),
+      render: (assessment) => (
+        <>
+          <StatusBadges assessment={assessment} />
+          <AssessmentRepair courseId={course.id} assessment={assessment} />
+        </>
+      ),
+    },
     {
       id: 'actions',
       header: t('quizzes.column.actions'),

@@ -132,7 +132,7 @@ function AuditTable({ entries }: { entries: readonly AuditEntry[] }) {
     {
       id: 'audit-where',
       header: t('audit.column.where'),
-      render: (entry) => [entry.courseId ?? '—', entry.contentId].filter((part) => part !== null).join(' · '),
+      render: (entry) => [entry.courseName ?? entry.courseId ?? '—', entry.assessmentTitle ?? entry.contentId].filter((part) => part !== null).join(' · '),
     },
     { id: 'audit-outcome', header: t('audit.column.outcome'), render: (entry) => AUDIT_OUTCOME_LABEL[entry.outcome] ?? entry.outcome },
   ];

@@ -63,7 +63,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
           {[
             course.data.course.courseCode,
             course.data.course.termName,
-            t('course.refreshed', { when: relativeTime(course.data.course.lastRefreshedAt) }),
+            course.data.course.readFromLms ? t('course.refreshed', { when: relativeTime(course.data.course.lastRefreshedAt) }) : t('course.notRead'),
             course.data.course.setupCompleted ? null : t('course.setupNotFinished'),
           ]
             .filter((part) => part)

@@ -73,7 +73,13 @@ function CourseTable({ rows, onOpen, registerOpener, busy }: CourseListProps & {
     {
       id: 'quizzes',
       header: t('courses.column.enforced'),
-      render: (row) => t('courses.enforcedCount', { count: row.assessmentCount, enabled: row.enabledAssessmentCount }),
+      // Before the first read the counts are of nothing: say so instead of "0 of 0".
+      render: (row) =>
+        row.readFromLms ? (
+          t('courses.enforcedCount', { count: row.assessmentCount, enabled: row.enabledAssessmentCount })
+        ) : (
+          <Text color="secondary">{t('courses.notRead')}</Text>
+        ),
     },
     {
       id: 'issues',
@@ -81,7 +87,7 @@ function CourseTable({ rows, onOpen, registerOpener, busy }: CourseListProps & {
       render: (row) =>
         row.issueCount > 0 ? <Pill color="danger">{t('courses.issues', { count: row.issueCount })}</Pill> : <Text color="secondary">{t('courses.noIssues')}</Text>,
     },
-    { id: 'refreshed', header: t('courses.column.refreshed'), render: (row) => relativeTime(row.lastRefreshedAt) },
+    { id: 'refreshed', header: t('courses.column.refreshed'), render: (row) => (row.readFromLms ? relativeTime(row.lastRefreshedAt) : t('courses.neverRefreshed')) },
   ];
   return <DataTable caption={t('courses.caption')} columns={columns} rows={rows} rowKey={(row) => row.id} hover updating={busy && t('courses.updating')} />;
 }

@@ -15,20 +15,22 @@ import { PasswordReveal, useSecondsLeft } from '../teacher/PasswordReveal';
 export function CoursePasswords({ courseId, courseName }: { courseId: string; courseName: string }) {
   const { t } = useTranslation('admin');
   const client = useTRPCClient();
+  // A new exit password makes any revealed one stale: the reveal starts over, hidden, so only the current one shows.
+  const [rotations, setRotations] = useState(0);
   return (
     <View as="section" display="block" margin="0 0 medium" aria-labelledby="course-passwords-heading">
       <Heading level="h3" id="course-passwords-heading" margin="0 0 x-small">
         {t('passwords.heading')}
       </Heading>
       <Flex gap="small" wrap="wrap" alignItems="start">
-        <PasswordReveal subject={courseName} reveal={() => client.admin.courses.revealPasswords.mutate({ courseId })} />
-        <RotateExitPassword courseId={courseId} />
+        <PasswordReveal key={rotations} subject={courseName} reveal={() => client.admin.courses.revealPasswords.mutate({ courseId })} />
+        <RotateExitPassword courseId={courseId} onRotated={() => setRotations((count) => count + 1)} />
       </Flex>
     </View>
   );
 }
 
-function RotateExitPassword({ courseId }: { courseId: string }) {
+function RotateExitPassword({ courseId, onRotated }: { courseId: string; onRotated: () => void }) {
   const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -43,6 +45,7 @@ function RotateExitPassword({ courseId }: { courseId: string }) {
       onMutate: () => setError(null),
       onSuccess: (result) => {
         setConfirming(false);
+        onRotated();
         if (result.passwords.exit.value !== null) {
           setShown({ value: result.passwords.exit.value, deadline: Date.now() + result.expiresInSeconds * 1000 });
           announce(t('passwords.rotated', { count: result.expiresInSeconds }));

@@ -4,13 +4,14 @@ import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { CopyButton } from '../../components/CopyButton';
 import { readServerError } from '../../lib/trpc';
+import { verificationReasonText } from '../../lib/verification-reasons';
 import type { PasswordReveal as RevealResult } from './model';
 
 type Source = RevealResult['passwords']['exit']['source'] | 'lms';
 
 /** A reveal as the routes answer it; the administrator's assessment reveal adds the access code. */
 type Revealed = Pick<RevealResult, 'expiresInSeconds'> & {
-  passwords: RevealResult['passwords'] & { accessCode?: { value: string | null; source: 'lms' } };
+  passwords: RevealResult['passwords'] & { accessCode?: { value: string | null; source: 'lms'; mismatch: string | null } };
 };
 
 /** Seconds left until `deadline`, ticking while there is one; `null` without one. */
@@ -141,7 +142,7 @@ export function PasswordReveal({
   );
 }
 
-function RevealedRow({ name, copyName, entry }: { name: string; copyName: string; entry: { value: string | null; source: Source } }) {
+function RevealedRow({ name, copyName, entry }: { name: string; copyName: string; entry: { value: string | null; source: Source; mismatch?: string | null } }) {
   const { t } = useTranslation('teacher');
   let value;
   if (entry.source === 'managed') {
@@ -170,6 +171,12 @@ function RevealedRow({ name, copyName, entry }: { name: string; copyName: string
         {entry.source !== 'none' && entry.source !== 'managed' && (
           <Text as="div" size="small" color="secondary">
             {t(`reveal.source.${entry.source}`)}
+          </Text>
+        )}
+        {/* An access code read from the LMS that is not the one exam browsers receive is never shown as if it were. */}
+        {entry.mismatch != null && (
+          <Text as="div" size="small" color="danger">
+            {t('reveal.mismatch', { reason: verificationReasonText(entry.mismatch) })}
           </Text>
         )}
       </dd>

@@ -1,11 +1,11 @@
-import { Button, Flex, Pill, Text, View } from '@instructure/ui';
+import { Pill } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import type { Assessment, AssessmentSetting } from './model';
-import { verificationReasonText } from './verification-reasons';
+import { ProtectionRepair } from '../../components/ProtectionRepair';
 
 /** The last LMS check of an enforced assessment (`instructor.assessments.verification`). */
 export interface VerificationRecord {
@@ -73,37 +73,18 @@ export function VerificationNotice({ assessment, setting, record }: { assessment
   );
   if (!setting.exbRequired || record === undefined || record.status === 'verified') return <>{announcement}</>;
   const input = { courseId: assessment.courseId, quizId: assessment.id };
-  const busy = reapply.isPending || accept.isPending;
   const failure = reapply.error ?? accept.error;
-  const repairable = isUnprotected(record);
   return (
-    <View as="div" margin="xx-small 0 0">
+    <>
       {announcement}
-      <Text as="p" size="small">
-        {record.reason !== null ? verificationReasonText(record.reason) : t(`verification.line.${record.status}`)}
-      </Text>
-      {repairable && (
-        <Flex gap="x-small" wrap="wrap" margin="xx-small 0 0">
-          <Button
-            size="small"
-            color="primary"
-            interaction={connection.connected === false || busy ? 'disabled' : 'enabled'}
-            onClick={() => reapply.mutate(input)}
-          >
-            {t('verification.reapply')}
-          </Button>
-          {record.status === 'stale' && (
-            <Button size="small" interaction={connection.connected === false || busy ? 'disabled' : 'enabled'} onClick={() => accept.mutate(input)}>
-              {t('verification.accept')}
-            </Button>
-          )}
-        </Flex>
-      )}
-      {failure !== null && (
-        <Text as="p" size="small" color="danger">
-          {readServerError(failure).message}
-        </Text>
-      )}
-    </View>
+      <ProtectionRepair
+        status={record.status}
+        reason={record.reason}
+        onReapply={() => reapply.mutate(input)}
+        onAccept={() => accept.mutate(input)}
+        disabled={connection.connected === false || reapply.isPending || accept.isPending}
+        failure={failure === null ? null : readServerError(failure).message}
+      />
+    </>
   );
 }

@@ -51,19 +51,41 @@ function encodeCursor(entry: AuditEntry): string {
   return Buffer.from(JSON.stringify({ t: entry.occurredAt.toISOString(), id: entry.id })).toString('base64url');
 }
 
+/** An entry of the administrator's trail, with the course's name and the assessment's title where the service knows them. */
+export interface NamedAuditEntryView extends AuditEntryView {
+  readonly courseName: string | null;
+  readonly assessmentTitle: string | null;
+}
+
+/** The names the service knows now: a connected course's, and an assessment's as last discovered. */
+export interface AuditTitles {
+  titles(accountId: string, entries: readonly Pick<AuditEntry, 'courseId' | 'contentId'>[]): Promise<{ courses: Map<string, string>; assessments: Map<string, string> }>;
+}
+
 /**
  * The audit trail as the administrator reads it: the account's entries (its administrators' and those of every
  * connected course), newest first, filtered, a page at a time or as one export.
  */
 export class AccountAuditTrail {
-  constructor(private readonly audit: AuditLog) {}
+  constructor(
+    private readonly audit: AuditLog,
+    private readonly names?: AuditTitles,
+  ) {}
 
-  async page(accountId: string, filter: AuditFilter, cursor?: string): Promise<{ entries: AuditEntryView[]; nextCursor: string | null }> {
+  async page(accountId: string, filter: AuditFilter, cursor?: string): Promise<{ entries: NamedAuditEntryView[]; nextCursor: string | null }> {
     const query = { ...this.query(accountId, filter), limit: AUDIT_PAGE_SIZE + 1 };
     if (cursor !== undefined) query.before = decodeCursor(cursor);
     const entries = await this.audit.list(query);
     const shown = entries.slice(0, AUDIT_PAGE_SIZE);
-    return { entries: shown.map(entryView), nextCursor: entries.length > AUDIT_PAGE_SIZE ? encodeCursor(shown.at(-1)!) : null };
+    const { courses, assessments } = this.names ? await this.names.titles(accountId, shown) : { courses: new Map<string, string>(), assessments: new Map<string, string>() };
+    return {
+      entries: shown.map((entry) => ({
+        ...entryView(entry),
+        courseName: entry.courseId === null ? null : (courses.get(entry.courseId) ?? null),
+        assessmentTitle: entry.courseId === null || entry.contentId === null ? null : (assessments.get(`${entry.courseId} ${entry.contentId}`) ?? null),
+      })),
+      nextCursor: entries.length > AUDIT_PAGE_SIZE ? encodeCursor(shown.at(-1)!) : null,
+    };
   }
 
   export(accountId: string, filter: AuditFilter): Promise<AuditEntry[]> {

@@ -24,6 +24,8 @@ export interface AdminAssessmentView {
   readonly hasQuitPassword: boolean;
   readonly usesCourseDefaults: boolean;
   readonly verificationStatus: VerificationStatus;
+  /** Addition: why the last LMS check did not confirm the code (its English sentence), so the dashboard can explain it. */
+  readonly verificationReason: string | null;
   readonly updatedAt: string | null;
   /** `false` for an assessment discovery no longer lists whose setting is kept (its access code stays removable). */
   readonly discovered: boolean;
@@ -40,6 +42,7 @@ export function adminAssessmentView(
   stored: AssessmentSettings | null,
   courseDefaults: CourseDefaults | null,
   managedExitPassword: string | null | undefined,
+  verificationReason: string | null = null,
 ): AdminAssessmentView {
   const setting = stored ?? defaultAssessmentSettings(courseId, contentId);
   const parsed = parseContentId(contentId);
@@ -56,6 +59,7 @@ export function adminAssessmentView(
     hasQuitPassword: resolveExitPassword(setting, courseDefaults, managedExitPassword).source !== 'none',
     usesCourseDefaults: setting.usesCourseDefaults,
     verificationStatus: setting.verificationStatus,
+    verificationReason: setting.verificationStatus === 'verified' ? null : verificationReason,
     updatedAt: setting.updatedAt === null ? null : setting.updatedAt.toISOString(),
     discovered: cached !== null,
   };
@@ -68,14 +72,25 @@ export function adminAssessmentViews(
   settings: readonly AssessmentSettings[],
   courseDefaults: CourseDefaults | null,
   managedExitPassword: string | null | undefined,
+  verifications: ReadonlyMap<string, { readonly reason: string | null }> = new Map(),
 ): AdminAssessmentView[] {
   const byId = new Map(settings.map((setting) => [setting.contentId, setting]));
   const views = cached.map((assessment) =>
-    adminAssessmentView(courseId, assessment.contentId, assessment, byId.get(assessment.contentId) ?? null, courseDefaults, managedExitPassword),
+    adminAssessmentView(
+      courseId,
+      assessment.contentId,
+      assessment,
+      byId.get(assessment.contentId) ?? null,
+      courseDefaults,
+      managedExitPassword,
+      verifications.get(assessment.contentId)?.reason ?? null,
+    ),
   );
   const listed = new Set(cached.map((assessment) => assessment.contentId));
   for (const setting of settings) {
-    if (!listed.has(setting.contentId)) views.push(adminAssessmentView(courseId, setting.contentId, null, setting, courseDefaults, managedExitPassword));
+    if (!listed.has(setting.contentId)) views.push(
+        adminAssessmentView(courseId, setting.contentId, null, setting, courseDefaults, managedExitPassword, verifications.get(setting.contentId)?.reason ?? null),
+      );
   }
   return views;
 }

@@ -59,6 +59,15 @@ interface Row {
 const COLUMNS = `course_id, account_id, name, course_code, term_id, term_name, concluded, ends_at, assessment_count,
   enabled_assessment_count, issue_count, origin, connected_at, last_refreshed_at`;
 
+/**
+ * Whether the course's quizzes were ever read from the LMS: an administrator's refresh moves `lastRefreshedAt` past
+ * the connection, and anyone's discovery that found quizzes counts them. (A course an instructor read and found empty
+ * still reads as not read, until an administrator refreshes it.)
+ */
+export function wasRead(connection: Pick<CourseConnection, 'connectedAt' | 'lastRefreshedAt' | 'assessmentCount'>): boolean {
+  return connection.lastRefreshedAt.getTime() > connection.connectedAt.getTime() || connection.assessmentCount > 0;
+}
+
 function toConnection(row: Row): CourseConnection {
   return {
     courseId: row.course_id,

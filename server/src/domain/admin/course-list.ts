@@ -1,6 +1,6 @@
 import { ADMIN_PAGE_LIMIT, normalizeAdminSearch } from '@exb/shared/admin-courses.js';
 import type { TermView } from './admin-accounts.js';
-import type { CourseConnection, CourseConnections } from './course-connections.js';
+import { wasRead, type CourseConnection, type CourseConnections } from './course-connections.js';
 import { decodeCourseCursor, encodeCourseCursor } from './course-cursor.js';
 import { invalidAdminRequest } from './errors.js';
 
@@ -15,6 +15,8 @@ export interface CourseRow {
   /** Concluded in the LMS, or ended before the operational term began. */
   readonly concluded: boolean;
   readonly lastRefreshedAt: string;
+  /** Addition: whether the course's quizzes were read from the LMS yet ({@link wasRead}); before, its counts mean nothing. */
+  readonly readFromLms: boolean;
 }
 
 export interface CourseListInput {
@@ -42,6 +44,7 @@ export function courseRow(connection: CourseConnection, past: boolean): CourseRo
     issueCount: connection.issueCount,
     concluded: past,
     lastRefreshedAt: connection.lastRefreshedAt.toISOString(),
+    readFromLms: wasRead(connection),
   };
 }
 

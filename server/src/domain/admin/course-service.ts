@@ -8,7 +8,7 @@ import type { ManagementServices } from '../management-services.js';
 import { PASSWORD_REVEAL_EXPIRES_IN_SECONDS, type PasswordReveal } from '../password-reveal/password-reveal.js';
 import type { RedactedAssessmentSettings } from '../settings/model.js';
 import { adminAssessmentViews, presetIdsOf, type AdminAssessmentView } from './assessment-view.js';
-import type { CourseConnection, CourseConnections } from './course-connections.js';
+import { wasRead, type CourseConnection, type CourseConnections } from './course-connections.js';
 import { courseFacts, inRootAccount } from './course-facts.js';
 import { courseNotConnected } from './errors.js';
 import { generateExitPassword } from './exit-password.js';
@@ -20,6 +20,8 @@ export interface AdminCourseDetail {
   readonly courseCode: string;
   readonly termName: string | null;
   readonly lastRefreshedAt: string;
+  /** Addition: whether the course's quizzes were read from the LMS yet. */
+  readonly readFromLms: boolean;
   readonly setupCompleted: boolean;
   readonly hasCourseDefaults: boolean;
   readonly adminToolPresetIds: string[];
@@ -27,7 +29,13 @@ export interface AdminCourseDetail {
 }
 
 export interface AssessmentReveal extends PasswordReveal {
-  readonly passwords: PasswordReveal['passwords'] & { readonly accessCode: { readonly value: string | null; readonly source: 'lms' } };
+  readonly passwords: PasswordReveal['passwords'] & {
+    /**
+     * The code as the LMS holds it now; `mismatch` is why it is not the code exam browsers receive (the stored check
+     * reason), `null` when it is or the assessment is not enforced.
+     */
+    readonly accessCode: { readonly value: string | null; readonly source: 'lms'; readonly mismatch: string | null };
+  };
 }
 
 export interface CourseServiceDependencies {
@@ -77,10 +85,11 @@ export class AdminCourseService {
   async detail(accountId: string, courseId: string): Promise<AdminCourseDetail> {
     const connection = await this.connected(accountId, courseId);
     const { assessments, settings } = this.deps.management;
-    const [cached, stored, defaults] = await Promise.all([
+    const [cached, stored, defaults, verifications] = await Promise.all([
       assessments.list(courseId),
       settings.listAssessmentSettings(courseId),
       settings.loadCourseDefaults(courseId),
+      settings.listVerifications(courseId),
     ]);
     return {
       id: connection.courseId,
@@ -88,10 +97,11 @@ export class AdminCourseService {
       courseCode: connection.courseCode,
       termName: connection.termName,
       lastRefreshedAt: connection.lastRefreshedAt.toISOString(),
+      readFromLms: wasRead(connection),
       setupCompleted: defaults?.setupCompleted ?? false,
       hasCourseDefaults: defaults !== null,
       adminToolPresetIds: presetIdsOf(defaults?.externalTools ?? []),
-      assessments: adminAssessmentViews(courseId, cached, stored, defaults, this.deps.managedExitPassword),
+      assessments: adminAssessmentViews(courseId, cached, stored, defaults, this.deps.managedExitPassword, verifications),
     };
   }
 
@@ -137,11 +147,13 @@ export class AdminCourseService {
     const { passwords, settings } = this.deps.management;
     return passwords.revealAssessment(by, ref.courseId, ref.contentId, async (reveal) => {
       const [accessCode, stored] = await Promise.all([lmsAccessCode(ref, lms), settings.loadAssessmentSettings(ref.courseId, ref.contentId)]);
+      let mismatch: string | null = null;
       if (stored !== null && isEnforced(stored)) {
         const outcome = compareAccessCode(stored.accessCode, { kind: 'code', code: accessCode });
         await settings.recordVerification(ref.courseId, ref.contentId, stored.version, { ...outcome, byLmsUserId: by.principal.lmsUserId });
+        mismatch = outcome.reason;
       }
-      return { ...reveal, passwords: { ...reveal.passwords, accessCode: { value: accessCode, source: 'lms' as const } } };
+      return { ...reveal, passwords: { ...reveal.passwords, accessCode: { value: accessCode, source: 'lms' as const, mismatch } } };
     });
   }
 

@@ -27,7 +27,7 @@ const courseInput = z.object({ courseId });
 const assessmentInput = z.object({ courseId, assessmentId });
 
 type Setting = RedactedAssessmentSettings | SettingView;
-const changed = (message: string, setting: Setting) => ({ success: true as const, message, setting });
+const changed = <S extends Setting>(message: string, setting: S) => ({ success: true as const, message, setting });
 
 export type AdminAuthorizationCheck = { readonly authorized: true } | { readonly authorized: false; readonly authUrl: string };
 

@@ -1,6 +1,6 @@
 // The English words only, not the whole catalogue: the server stores a check's reason as its English sentence.
-import { verification } from '../../../../shared/src/i18n/locales/en/teacher.json';
-import { i18next } from '../../i18n/i18n';
+import { verification } from '../../../shared/src/i18n/locales/en/teacher.json';
+import { i18next } from '../i18n/i18n';
 
 type ReasonKey = keyof typeof verification.reason;
 
