@@ -12,10 +12,12 @@ export type PageMessageProps = {
   details?: readonly MessageDetail[];
   /** Where "Return to the LMS" leads; the page sits in the LMS's frame, so it replaces the top window. */
   lmsReturnUrl?: string;
+  /** The way forward the message names (a page of the LMS), above the way back. */
+  link?: { href: string; text: string } | undefined;
 };
 
 /** A full page with one message: notices from the server and the client's own fallbacks. */
-export function PageMessage({ title, message, variant = 'error', details = [], lmsReturnUrl }: PageMessageProps) {
+export function PageMessage({ title, message, variant = 'error', details = [], lmsReturnUrl, link }: PageMessageProps) {
   const { t } = useTranslation();
   const lines = details.filter((d): d is string => typeof d === 'string');
   const pairs = details.filter((d): d is { label: string; value: string } => typeof d !== 'string');
@@ -37,6 +39,13 @@ export function PageMessage({ title, message, variant = 'error', details = [], l
               <List.Item key={i}>{line}</List.Item>
             ))}
           </List>
+        </View>
+      )}
+      {link !== undefined && (
+        <View as="p" display="block" margin="0 0 medium">
+          <Link href={link.href} target="_top">
+            {link.text}
+          </Link>
         </View>
       )}
       {lmsReturnUrl !== undefined && (

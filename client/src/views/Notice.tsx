@@ -14,6 +14,8 @@ const schema = z.object({
   /** Plain lines, or label/value pairs such as an error code. */
   details: optional(z.array(detailSchema)),
   lmsReturnUrl: optional(httpUrl),
+  /** A page of the LMS that resolves the notice (where an administrator finds the administration), with its words. */
+  link: optional(z.object({ href: httpUrl, text: z.string().min(1) })),
   /** The refusal's code: an `error_code` of the contract, a failed launch check, an OAuth callback failure. */
   errorCode: optional(z.string().min(1)),
 });
@@ -62,6 +64,7 @@ function Notice({ data, view }: { data: Data; view: string }) {
       variant={data.variant ?? defaults.variant}
       details={details}
       lmsReturnUrl={data.lmsReturnUrl}
+      link={data.link}
     />
   );
 }

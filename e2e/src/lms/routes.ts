@@ -1,5 +1,6 @@
 import { examBrowserRoutes } from './exam-browser/pages.js';
 import { oauthRoutes } from './oauth/routes.js';
+import { accountPageRoutes } from './pages/account-pages.js';
 import { coursePageRoutes } from './pages/course-pages.js';
 import { testbedRoutes } from './pages/testbed.js';
 import { toolLaunchRoutes } from './pages/tool-launch.js';
@@ -29,5 +30,6 @@ export function allRoutes(): RouteDef[] {
     ...examBrowserRoutes(),
     ...toolLaunchRoutes(),
     ...coursePageRoutes(),
+    ...accountPageRoutes(),
   ];
 }

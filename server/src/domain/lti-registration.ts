@@ -7,6 +7,9 @@ export interface RegistrationInput {
 }
 
 export const TOOL_TITLE = 'Exam browser enforcement';
+
+/** The account navigation's link to the administration, as the LMS shows it (pages that send administrators there name it). */
+export const ACCOUNT_NAVIGATION_TEXT = 'Exam browser administration';
 const TOOL_DESCRIPTION =
   'Requires chosen quizzes to be taken inside a secure exam browser: the access code is released only to a correctly configured browser.';
 
@@ -45,7 +48,7 @@ export function buildRegistrationDocument(input: RegistrationInput) {
               placement: 'account_navigation',
               message_type: 'LtiResourceLinkRequest',
               target_link_uri: launchUrl,
-              text: 'Exam browser administration',
+              text: ACCOUNT_NAVIGATION_TEXT,
               visibility: 'admins',
               required_permissions: 'manage_course_content_edit',
               default: 'enabled',

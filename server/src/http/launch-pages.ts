@@ -7,7 +7,8 @@ import { decideExbLaunch, type ExbLaunchDecision } from '../domain/exam-browser/
 import { translator } from '../i18n/translator.js';
 import { LtiError } from '../lti/errors.js';
 import { exbLaunchPath, LTI_LAUNCH_PATH } from '../lti/launch-target.js';
-import { lmsHomeUrl } from '../lms/pages.js';
+import { lmsAccountsUrl, lmsHomeUrl } from '../lms/pages.js';
+import { ACCOUNT_NAVIGATION_TEXT } from '../domain/lti-registration.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
 import { readSession, requestLocale, updateSession, type SessionData } from '../security/session.js';
 import { CONFIG_GRANT_PATH } from './exb-config.js';
@@ -43,9 +44,24 @@ export function sendLtiError(reply: FastifyReply, ctx: AppContext, error: LtiErr
   );
 }
 
-/** The page for a launch whose role the tool does not serve, worded in `locale`. */
-export function sendNotAuthorized(reply: FastifyReply, ctx: AppContext, locale: Locale): FastifyReply {
+/**
+ * The page for a launch whose role the tool does not serve, worded in `locale`. An administrator who opened a course's
+ * tab is told where the administration is instead: the root account's navigation, reached from the LMS's list of the
+ * accounts one administers (Canvas's `GET /accounts`, `AccountsController#index`). The tool does not know its own id
+ * in the LMS, so it cannot link to the navigation entry itself.
+ */
+export function sendNotAuthorized(reply: FastifyReply, ctx: AppContext, locale: Locale, administratorInCourse = false): FastifyReply {
   const t = translator(locale);
+  if (administratorInCourse) {
+    const title = t('launch:notAuthorized.administratorInCourse.title');
+    const message = t('launch:notAuthorized.administratorInCourse.message', { navigation: ACCOUNT_NAVIGATION_TEXT });
+    const link = { href: lmsAccountsUrl(ctx.config.lmsUrl), text: t('launch:notAuthorized.administratorInCourse.link') };
+    return ctx.shell.send(
+      reply,
+      { view: 'role-not-authorized', title, message, variant: 'info', link, lmsReturnUrl: ctx.config.lmsUrl },
+      { title, locale },
+    );
+  }
   const title = t('launch:notAuthorized.title');
   return ctx.shell.send(
     reply,

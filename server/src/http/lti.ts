@@ -58,7 +58,9 @@ export async function handleLaunch(
   const identified = await identifyLaunch(ctx, claimed.claims);
   if (!identified.ok) {
     request.session.delete();
-    return identified.error === null ? sendNotAuthorized(reply, ctx, locale) : sendLtiError(reply, ctx, identified.error, locale);
+    return identified.error === null
+      ? sendNotAuthorized(reply, ctx, locale, identified.administratorInCourse === true)
+      : sendLtiError(reply, ctx, identified.error, locale);
   }
   const { principal, target } = identified;
   // Read past the cache: a launch right after the person's sessions were ended must carry the new generation.

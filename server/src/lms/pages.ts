@@ -10,6 +10,14 @@ export function lmsCourseUrl(lmsUrl: string, courseId: string): string {
   return new URL(`/courses/${courseId}`, lmsUrl).href;
 }
 
+/**
+ * The LMS's list of the accounts the person administers, each leading to its account page and navigation: Canvas's
+ * `GET /accounts` (`AccountsController#index`, "Accounts I Manage").
+ */
+export function lmsAccountsUrl(lmsUrl: string): string {
+  return new URL('/accounts', lmsUrl).href;
+}
+
 /** Where a principal returns to in the LMS: its course, or for an administrator its account. */
 export function lmsHomeUrl(
   lmsUrl: string,

@@ -37,7 +37,7 @@ const ACCOUNT_CONTEXT_TYPE = 'Account';
 export type LaunchOutcome =
   | { kind: 'principal'; principal: Principal }
   | { kind: 'deep-linking' }
-  | { kind: 'not-authorized'; reason: string };
+  | { kind: 'not-authorized'; reason: string; administratorInCourse?: true };
 
 type CourseKind = 'instructor' | 'student';
 
@@ -150,7 +150,13 @@ function courseOutcome(claims: LaunchClaims, context: LaunchContextClaim): Launc
   const courseId = requireLmsId(custom, 'lms_course_id');
 
   const kind = courseKind(claims.roles, custom);
-  if (!kind) return { kind: 'not-authorized', reason: 'no instructor or student role in the course' };
+  if (!kind) {
+    // An administrator of the school who opened a course's tab: the refusal points to the account navigation, where
+    // the administration lives. Only the wording of the refusal depends on it; it opens nothing.
+    return claims.roles.some((role) => ADMINISTRATOR_ROLES.has(role))
+      ? { kind: 'not-authorized', reason: 'an administrator without a role in the course', administratorInCourse: true }
+      : { kind: 'not-authorized', reason: 'no instructor or student role in the course' };
+  }
   const role = kind === 'instructor' ? courseRole(claims.roles) : undefined;
 
   return {

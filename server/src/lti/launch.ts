@@ -26,7 +26,7 @@ export type ClaimOutcome =
 /** After the claim: the verified principal, or why there is none (`error: null`: the role is not authorized). */
 export type IdentifyOutcome =
   | { readonly ok: true; readonly principal: Principal; readonly target: LaunchTarget }
-  | { readonly ok: false; readonly error: LtiError | null };
+  | { readonly ok: false; readonly error: LtiError | null; readonly administratorInCourse?: true };
 
 const refuse = (code: LtiError['code'], key: RefusalKey) => new LtiError(code, 400, 'launchNotVerified', { key });
 
@@ -111,7 +111,9 @@ export async function identifyLaunch(deps: Pick<LtiDependencies, 'identity'>, cl
   if (outcome.kind === 'deep-linking') {
     return { ok: false, error: new LtiError('LTI_DEEP_LINKING_UNSUPPORTED', 410, 'deepLinking', { key: 'deepLinking' }) };
   }
-  if (outcome.kind !== 'principal') return { ok: false, error: null };
+  if (outcome.kind !== 'principal') {
+    return { ok: false, error: null, ...(outcome.kind === 'not-authorized' && outcome.administratorInCourse ? { administratorInCourse: true } : {}) };
+  }
 
   const conflict = await deps.identity.checkLaunch(outcome.principal);
   if (conflict !== null) {

@@ -73,8 +73,14 @@ describe('verified launches: the launch’s own locale decides', () => {
   it('answers a German LMS user whose role the tool does not serve in German, whatever the browser asks for', async () => {
     const response = await germanLaunch(new Browser(), { person: 'subaccount-admin', placement: 'course_navigation', courseId: 101 }, ENGLISH);
     expect(response.statusCode).toBe(200);
-    expect(languageOf(response)).toEqual({ lang: 'de', title: 'Dieses Tool steht Ihnen nicht zur Verfügung', locale: 'de' });
-    expect(bootstrapOf(response.body)).toMatchObject({ view: 'role-not-authorized', title: 'Dieses Tool steht Ihnen nicht zur Verfügung' });
+    // An administrator in a course's tab is sent to the account navigation, in German.
+    const title = 'Die Administration öffnen Sie über die Kontonavigation';
+    expect(languageOf(response)).toEqual({ lang: 'de', title, locale: 'de' });
+    expect(bootstrapOf(response.body)).toMatchObject({
+      view: 'role-not-authorized',
+      title,
+      link: { text: 'Die von Ihnen verwalteten Konten im LMS öffnen' },
+    });
   });
 
   it('keeps German in the session, so a later refusal of a reload is German too', async () => {

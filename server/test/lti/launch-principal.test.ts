@@ -152,6 +152,15 @@ describe('launch principal: root-account administrators', () => {
     expect(kindOf({ ...adminClaims({}), context: COURSE_CONTEXT })).toBe('not-authorized');
   });
 
+  it('marks an administrator without a course role in a course, so the refusal can point to the account navigation', () => {
+    expect(resolveLaunchOutcome(courseClaims({}, [ADMIN]))).toMatchObject({ kind: 'not-authorized', administratorInCourse: true });
+    expect(resolveLaunchOutcome(courseClaims({}, [`${LIS}system/person#SysAdmin`]))).toMatchObject({ administratorInCourse: true });
+    // Anyone else refused in a course is not told about the administration.
+    expect(resolveLaunchOutcome(courseClaims({}, [MENTOR]))).not.toHaveProperty('administratorInCourse');
+    // An administrator enrolled as a teacher is the course's instructor there.
+    expect(kindOf(courseClaims({}, [ADMIN, TEACHER]))).toBe('instructor');
+  });
+
   it('not when the custom surface disagrees with the account context', () => {
     expect(kindOf(adminClaims({ exb_launch_surface: 'course' }))).toBe('not-authorized');
   });

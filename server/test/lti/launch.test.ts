@@ -100,6 +100,25 @@ describe('POST /lti/launch: roles', () => {
     expect(sessionOf(browser)).toBeNull();
   });
 
+  it('sends a root administrator who opened a course’s tab to the account navigation, without a session', async () => {
+    const browser = new Browser();
+    const { response } = await launchAs(h, browser, { person: 'administrator', placement: 'course_navigation', courseId: 101 });
+    expect(response.statusCode).toBe(200);
+    const bootstrap = bootstrapOf(response.body);
+    expect(bootstrap).toMatchObject({
+      view: 'role-not-authorized',
+      title: 'Open the administration from the account navigation',
+      link: { href: 'https://lms.example.test/accounts', text: 'Open the accounts you administer in the LMS' },
+    });
+    expect(bootstrap.message).toContain('“Exam browser administration”');
+    expect(bootstrap.message).not.toMatch(/does not give access/);
+    expect(sessionOf(browser)).toBeNull();
+    // The account's own refusal (a sub-account administrator there) keeps the general words and no link.
+    const subaccount = await launchAs(h, new Browser(), { person: 'subaccount-admin', placement: 'account_navigation', accountId: 1 });
+    expect(bootstrapOf(subaccount.response.body)).toMatchObject({ view: 'role-not-authorized', title: 'This tool is not available to you' });
+    expect(bootstrapOf(subaccount.response.body)).not.toHaveProperty('link');
+  });
+
   it('answers an unknown role with 200 and the role-not-authorized page, dropping any earlier principal', async () => {
     const browser = new Browser();
     await launchAs(h, browser, { person: 'student1', placement: 'course_navigation', courseId: 101 });
