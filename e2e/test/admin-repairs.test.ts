@@ -151,13 +151,16 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('button', { name: 'Biology 101' }).click();
     await s.visible(tool.getByText(words.detailNotRead, { exact: false }));
     await tool.getByRole('button', { name: words.refresh }).click();
-    await s.visible(tool.getByText(words.found));
+    await s.visible(tool.getByText(words.found), PAGE_TIMEOUT_MS);
     await s.visible(tool.getByText(words.detailRefreshed, { exact: false }));
     await tool.getByRole('button', { name: words.newExit }).click();
     await tool.getByRole('button', { name: words.replaceExit }).click();
+    // Enforcing needs the course's exit password: a switch clicked while the password is still being saved is refused
+    // and asks for one, so the walk waits until the new password is on screen.
+    await s.visible(tool.getByText(words.newShown), PAGE_TIMEOUT_MS);
     for (const title of [MIDTERM, FINAL]) {
       await tool.getByLabel(words.require(title)).click({ force: true });
-      await s.visible(row(title).getByText(words.required, { exact: true }));
+      await s.visible(row(title).getByText(words.required, { exact: true }), PAGE_TIMEOUT_MS);
     }
     expect(new Set(await rowHeaderAlignment())).toEqual(new Set(['start']));
   });
@@ -176,7 +179,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     expect(old).toMatch(/^[0-9a-z]{4}(-[0-9a-z]{4}){3}$/);
     await passwords.getByRole('button', { name: words.newExit, exact: true }).click();
     await passwords.getByRole('button', { name: words.replaceExit }).click();
-    await s.visible(passwords.getByText(words.newShown));
+    await s.visible(passwords.getByText(words.newShown), PAGE_TIMEOUT_MS);
     const current = passwords.locator('code.exb-value');
     expect(await current.count()).toBe(1);
     expect(await current.textContent()).not.toBe(old);
@@ -189,7 +192,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     s.lms.state.quizzes.get(201)!.accessCode = null;
     Object.assign(s.lms.state.newQuizSettings(301), { require_student_access_code: true, student_access_code: 'set-by-hand' });
     await tool.getByRole('button', { name: words.refresh }).click();
-    await s.visible(row(MIDTERM).getByText(words.missingBadge));
+    await s.visible(row(MIDTERM).getByText(words.missingBadge), PAGE_TIMEOUT_MS);
     await s.visible(row(MIDTERM).getByText(words.missingReason));
     await s.visible(row(FINAL).getByText(words.staleBadge));
     await s.visible(row(FINAL).getByText(words.staleReason));
@@ -202,19 +205,20 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('button', { name: words.manage(FINAL) }).click();
     const panel = tool.getByRole('region', { name: FINAL });
     await panel.getByRole('button', { name: words.reveal }).click();
-    await s.visible(panel.getByRole('definition').filter({ hasText: 'set-by-hand' }));
+    await s.visible(panel.getByRole('definition').filter({ hasText: 'set-by-hand' }), PAGE_TIMEOUT_MS);
     await s.visible(panel.getByText(words.lmsDisagrees));
     await check('03-reveal-lms-disagrees');
     await tool.getByRole('button', { name: words.close(FINAL) }).click();
 
+    // Each repair is an LMS write and a read back: its outcome is awaited, then the badge is gone.
     await row(MIDTERM).getByRole('button', { name: words.reapply }).click();
-    await expect.poll(() => row(MIDTERM).getByText(words.missingBadge).count()).toBe(0);
+    await s.visible(tool.getByText(`${MIDTERM}: ${words.reapplied}`), PAGE_TIMEOUT_MS);
+    await s.gone(row(MIDTERM).getByText(words.missingBadge));
     expect(s.lms.state.quizzes.get(201)!.accessCode).toMatch(/^[0-9a-z]{24}$/);
-    await s.visible(tool.getByText(`${MIDTERM}: ${words.reapplied}`));
 
     await row(FINAL).getByRole('button', { name: words.accept }).click();
-    await expect.poll(() => row(FINAL).getByText(words.staleBadge).count()).toBe(0);
-    await s.visible(tool.getByText(`${FINAL}: ${words.accepted}`));
+    await s.visible(tool.getByText(`${FINAL}: ${words.accepted}`), PAGE_TIMEOUT_MS);
+    await s.gone(row(FINAL).getByText(words.staleBadge));
     const stored = await s.sql<{ verification_status: string }>("select verification_status from assessment_setting where content_id = 'newquiz:101:301'");
     expect(stored).toEqual([{ verification_status: 'verified' }]);
     await check('04-drift-repaired');
@@ -226,15 +230,15 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('button', { name: words.newCode }).click();
     await s.visible(tool.getByText(words.confirmCode, { exact: false }));
     // The confirmation takes the focus, so a keyboard user answers it next.
-    await expect.poll(() => tool.evaluate(() => document.activeElement?.textContent ?? '')).toBe(words.replaceCode);
+    await expect.poll(() => tool.evaluate(() => document.activeElement?.textContent ?? ''), { timeout: PAGE_TIMEOUT_MS }).toBe(words.replaceCode);
     await check('05-new-code-confirm');
     await tool.getByRole('button', { name: words.cancel, exact: true }).click();
-    await expect.poll(() => tool.getByText(words.confirmCode, { exact: false }).count()).toBe(0);
+    await s.gone(tool.getByText(words.confirmCode, { exact: false }));
     expect(s.lms.state.quizzes.get(201)!.accessCode).toBe(before);
 
     await tool.getByRole('button', { name: words.newCode }).click();
     await tool.getByRole('button', { name: words.replaceCode }).click();
-    await s.visible(tool.getByText(words.codeReplaced));
+    await s.visible(tool.getByText(words.codeReplaced), PAGE_TIMEOUT_MS);
     expect(s.lms.state.quizzes.get(201)!.accessCode).not.toBe(before);
   });
 
@@ -252,14 +256,19 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await check('05b-audit-trail');
     await tool.getByRole('tab', { name: words.connectedTab }).click();
     await tool.getByRole('button', { name: 'Biology 101' }).click();
+    await s.visible(tool.getByRole('button', { name: words.refresh }), PAGE_TIMEOUT_MS);
   });
 
   it('fits a 360 px frame with the repairs shown', async () => {
     s.lms.state.quizzes.get(201)!.accessCode = null;
     await tool.getByRole('button', { name: words.refresh }).click();
-    await s.visible(row(MIDTERM).getByText(words.missingReason));
+    await s.visible(row(MIDTERM).getByText(words.missingReason), PAGE_TIMEOUT_MS);
     const margin = await s.page.evaluate(() => window.innerWidth - document.querySelector('iframe#tool_content')!.getBoundingClientRect().width);
     await s.page.setViewportSize({ width: Math.round(360 + margin), height: 900 });
+    // The frame's media query fires after the resize and the tables re-render stacked (a `div` with role table instead
+    // of a `table`); measured before that, the wide table still overflows.
+    await s.visible(tool.locator('div[role="table"]'), PAGE_TIMEOUT_MS);
+    await s.gone(tool.locator('table'));
     const wide = await tool.evaluate(() =>
       [...document.querySelectorAll('body *')]
         .filter((element) => element.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
@@ -269,6 +278,7 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     expect(wide, JSON.stringify(wide)).toEqual([]);
     await check('06-narrow');
     await s.page.setViewportSize({ width: 1100, height: 900 });
+    await s.visible(tool.locator('table'), PAGE_TIMEOUT_MS);
     expect(s.problems).toEqual([]);
   });
 });

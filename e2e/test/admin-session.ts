@@ -118,6 +118,14 @@ export class AdminSession {
   }
 
   /**
+   * Waits until nothing `locator` matches is on screen (also when nothing matched to begin with). Playwright's own
+   * wait, so a loaded machine only makes it take longer; a count polled for a second would fail there.
+   */
+  async gone(locator: Locator, timeout = PAGE_TIMEOUT_MS): Promise<void> {
+    await locator.first().waitFor({ state: 'hidden', timeout });
+  }
+
+  /**
    * The LMS page with the tool's frame stretched to its content, so nothing is cut off; `stretch: false` keeps the
    * viewport as it is (a modal dialog as the administrator sees it).
    */
