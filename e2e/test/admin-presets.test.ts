@@ -1,6 +1,7 @@
 import type { Frame } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserAvailable } from '../src/support/browser.js';
+import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
 import { useAdminSession } from './admin-session.js';
 
 /** Courses of the school beyond the seed, so a rollout takes several passes of the batch. */
@@ -112,6 +113,28 @@ describe.runIf(browserAvailable())('the tool presets of the administrator dashbo
     expect(catalogs!.n).toBe(EXTRA_COURSES + 2);
     await s.page.unroute('**/trpc/admin.toolPresets.reconcile**');
     await s.screenshot('06-rollout-retried');
+  });
+
+  it('offers to roll out an edit, instead of a finished rollout beside the courses waiting for it', async () => {
+    const calculator = card('School calculator');
+    // The courses panel still shows the finished rollout when the administrator edits the preset.
+    await s.visible(calculator.getByText('Rollout finished'));
+    await calculator.getByRole('button', { name: /^Edit/ }).click();
+    await tool.getByLabel('Name students see').fill('Scientific calculator');
+    await tool.getByRole('button', { name: 'Save changes' }).click();
+    await s.visible(calculator.getByText(`${EXTRA_COURSES + 2} pending`), PAGE_TIMEOUT_MS);
+    // One state: every course waits for the change, and the panel offers to roll it out.
+    await s.visible(calculator.getByText(`${EXTRA_COURSES + 2} courses wait for the current definition of this preset.`));
+    await s.gone(calculator.getByText('Rollout finished'));
+    expect(await calculator.getByText(`${EXTRA_COURSES + 2} courses updated.`).count()).toBe(0);
+    await s.screenshot('06b-edit-offers-rollout');
+    expect(await s.accessibilityViolations()).toEqual([]);
+    await calculator.getByRole('button', { name: 'Update the courses now' }).click();
+    await s.visible(calculator.getByText(`${EXTRA_COURSES + 2} courses updated.`), 60_000);
+    await s.gone(calculator.getByText(/\d+ pending$/));
+    const [updated] = await s.sql<{ n: number }>(`select count(*)::int as n from course_defaults where external_tools @> '[{"label": "Scientific calculator"}]'::jsonb`);
+    expect(updated!.n).toBe(EXTRA_COURSES + 2);
+    await s.screenshot('06c-edit-rolled-out');
   });
 
   it('shows who changed the preset and when', async () => {

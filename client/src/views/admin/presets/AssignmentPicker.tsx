@@ -26,6 +26,9 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [everyCourse, setEveryCourse] = useState(false);
   const [run, setRun] = useState<RolloutRun | null>(null);
+  // A run shows only while it is about the preset's current definition: after an edit the courses wait for the change,
+  // and the panel offers to roll it out instead of a finished bar beside the new pending count.
+  const current = run !== null && run.revision === preset.updatedAt ? run : null;
 
   const courses = useQuery({
     ...trpc.admin.courses.list.queryOptions({ search: search.search, includePast: true, limit: PICKER_PAGE_SIZE }),
@@ -34,7 +37,7 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
   const assign = useMutation(
     trpc.admin.toolPresets.assign.mutationOptions({
       onSuccess: (answer) => {
-        setRun({ presetId: preset.id, total: answer.queuedCount, rollout: answer.rollout, retryFailed: false });
+        setRun({ presetId: preset.id, total: answer.queuedCount, rollout: answer.rollout, retryFailed: false, revision: preset.updatedAt });
         setSelected(new Set());
         setEveryCourse(false);
       },
@@ -60,7 +63,7 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
       <Text as="p" size="small">
         {t('presets.assign.intro', { count: preset.assignedCourseCount })}
       </Text>
-      {run === null && preset.pendingAssignmentCount > 0 && (
+      {current === null && preset.pendingAssignmentCount > 0 && (
         <StatusAlert variant="info" margin="small 0">
           <Flex gap="small" alignItems="center" wrap="wrap">
             <Flex.Item shouldGrow shouldShrink>
@@ -70,7 +73,7 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
               size="small"
               onClick={() => {
                 const pending = preset.pendingAssignmentCount;
-                setRun({ presetId: preset.id, total: pending, rollout: { processed: 0, applied: 0, failed: 0, pending }, retryFailed: false });
+                setRun({ presetId: preset.id, total: pending, rollout: { processed: 0, applied: 0, failed: 0, pending }, retryFailed: false, revision: preset.updatedAt });
               }}
             >
               {t('presets.assign.updateNow')}
@@ -78,15 +81,16 @@ export function AssignmentPicker({ preset }: { preset: Preset }) {
           </Flex>
         </StatusAlert>
       )}
-      {run !== null && (
+      {current !== null && (
         <RolloutProgress
-          run={run}
+          run={current}
           onRetry={(failedCount) =>
             setRun({
               presetId: preset.id,
               total: Math.max(failedCount, preset.failedAssignmentCount),
               rollout: { processed: 0, applied: 0, failed: 0, pending: failedCount },
               retryFailed: true,
+              revision: preset.updatedAt,
             })
           }
         />

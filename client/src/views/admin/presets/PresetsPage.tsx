@@ -1,6 +1,6 @@
 import { Button, Flex, Heading, IconAddLine, Pill, ScreenReaderContent, Tabs, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ADMIN_TOOL_PRESET_LIMITS } from '@exb/shared/admin-tool-presets.js';
 import { useAnnouncer } from '../../../components/Announcer';
@@ -21,6 +21,8 @@ export function PresetsPage() {
   const trpc = useTRPC();
   const presets = useQuery(trpc.admin.toolPresets.list.queryOptions());
   const [editing, setEditing] = useState<Editing>(null);
+  // The preset whose edit left courses waiting for it: its card opens on its courses, where the rollout is offered.
+  const [changed, setChanged] = useState<{ readonly presetId: string; readonly at: number } | null>(null);
   const [announcement, announce] = useAnnouncer();
   const count = presets.data?.presets.length ?? 0;
 
@@ -43,8 +45,13 @@ export function PresetsPage() {
           <PresetForm
             preset={editing.preset}
             onDone={(saved) => {
+              const edit = editing.preset !== null;
               setEditing(null);
-              if (saved !== null) announce(t('presets.saved', { name: saved.name }));
+              if (saved === null) return;
+              if (edit && saved.pendingAssignmentCount > 0) {
+                announce(t('presets.savedWaiting', { name: saved.name, count: saved.pendingAssignmentCount }));
+                setChanged({ presetId: saved.id, at: Date.now() });
+              } else announce(t('presets.saved', { name: saved.name }));
             }}
           />
         </View>
@@ -58,7 +65,13 @@ export function PresetsPage() {
           ) : (
             <Flex direction="column" gap="small" margin="small 0 0">
               {data.presets.map((preset) => (
-                <PresetCard key={preset.id} preset={preset} onEdit={() => setEditing({ preset })} onDeleted={() => announce(t('presets.deleted', { name: preset.name }))} />
+                <PresetCard
+                  key={preset.id}
+                  preset={preset}
+                  changedAt={changed?.presetId === preset.id ? changed.at : undefined}
+                  onEdit={() => setEditing({ preset })}
+                  onDeleted={() => announce(t('presets.deleted', { name: preset.name }))}
+                />
               ))}
             </Flex>
           )
@@ -70,13 +83,26 @@ export function PresetsPage() {
 
 const PANELS = ['courses', 'history'] as const;
 
-function PresetCard({ preset, onEdit, onDeleted }: { preset: Preset; onEdit: () => void; onDeleted: () => void }) {
+interface PresetCardProps {
+  preset: Preset;
+  /** When an edit of this preset left courses waiting for it: the card then opens on its courses. */
+  changedAt: number | undefined;
+  onEdit: () => void;
+  onDeleted: () => void;
+}
+
+function PresetCard({ preset, changedAt, onEdit, onDeleted }: PresetCardProps) {
   const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [panel, setPanel] = useState<(typeof PANELS)[number]>('courses');
   const [confirming, setConfirming] = useState(false);
+  useEffect(() => {
+    if (changedAt === undefined) return;
+    setOpen(true);
+    setPanel('courses');
+  }, [changedAt]);
   const remove = useMutation(
     trpc.admin.toolPresets.delete.mutationOptions({
       onSuccess: () => {

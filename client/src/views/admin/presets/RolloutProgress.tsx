@@ -15,6 +15,11 @@ export interface RolloutRun {
   readonly rollout: Rollout;
   /** Passes also take failed courses (a retry). */
   readonly retryFailed: boolean;
+  /**
+   * The preset's `updatedAt` when the run started. An edit sends every course back to pending, so a run of an earlier
+   * definition no longer tells where the courses stand.
+   */
+  readonly revision: string;
 }
 
 const BUSY_RETRY_MS = 1_000;
