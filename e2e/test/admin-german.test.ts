@@ -2,6 +2,7 @@ import type { Frame, Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { demoSeed, type LmsSeed } from '../src/lms/index.js';
 import { browserAvailable } from '../src/support/browser.js';
+import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
 import { useAdminSession } from './admin-session.js';
 
 /** A root-account administrator of the demo school whose LMS speaks German; the demo's own people stay as they are. */
@@ -17,7 +18,7 @@ const NARROW_FRAME_PX = 360;
 
 describe.runIf(browserAvailable())('the administrator dashboard in German in Chromium', { timeout: 180_000 }, () => {
   // Screenshots of every step, to be looked at: `ADMIN_GERMAN_SCREENSHOTS` or a fresh temporary folder.
-  const s = useAdminSession({ name: 'admin-german', screenshotsVariable: 'ADMIN_GERMAN_SCREENSHOTS', seed: germanSchool() });
+  const s = useAdminSession({ name: 'admin-german', screenshotsVariable: 'ADMIN_GERMAN_SCREENSHOTS', seed: germanSchool(), settleBeforeScreenshots: true });
   let tool: Frame;
 
   /** The page is German: its language, and a text of this step in German. */
@@ -142,6 +143,31 @@ describe.runIf(browserAvailable())('the administrator dashboard in German in Chr
     await german(card.getByText('0 zugewiesen'));
     await s.visible(card.getByRole('button', { name: /^Kurse und Verlauf/ }));
     await check('08-vorlage-erstellt');
+  });
+
+  it('offers to roll out an edit of an assigned preset, with one state of its courses', async () => {
+    const card = tool.getByRole('article').filter({ has: tool.getByRole('heading', { name: 'Taschenrechner der Schule' }) });
+    await card.getByRole('button', { name: /^Kurse und Verlauf/ }).click();
+    await tool.getByLabel('Biology 101 auswählen').click({ force: true });
+    await tool.getByRole('button', { name: '1 ausgewähltem Kurs zuweisen' }).click();
+    await s.visible(card.getByText('Verteilung abgeschlossen'), PAGE_TIMEOUT_MS);
+    await s.visible(card.getByText('1 Kurs aktualisiert.'));
+    await card.getByRole('button', { name: /^Bearbeiten/ }).click();
+    await tool.getByLabel('Name für Studierende').fill('Wissenschaftlicher Taschenrechner');
+    await tool.getByRole('button', { name: 'Änderungen speichern' }).click();
+    await s.visible(card.getByText('1 ausstehend'), PAGE_TIMEOUT_MS);
+    await german(card.getByText('1 Kurs wartet auf die aktuelle Fassung dieser Vorlage.'));
+    await s.gone(card.getByText('Verteilung abgeschlossen'));
+    await check('09-vorlage-geaendert-verteilen');
+    const margin = await s.page.evaluate(() => window.innerWidth - document.querySelector('iframe#tool_content')!.getBoundingClientRect().width);
+    await s.page.setViewportSize({ width: Math.round(NARROW_FRAME_PX + margin), height: 900 });
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
+    await check('09b-vorlage-geaendert-verteilen-360px');
+    await s.page.setViewportSize({ width: 1100, height: 900 });
+    await card.getByRole('button', { name: 'Kurse jetzt aktualisieren' }).click();
+    await s.visible(card.getByText('1 Kurs aktualisiert.'), PAGE_TIMEOUT_MS);
+    await s.gone(card.getByText('1 ausstehend'));
+    await check('10-vorlage-verteilt');
     expect(s.problems).toEqual([]);
   });
 });
