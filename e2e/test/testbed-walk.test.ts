@@ -271,11 +271,31 @@ describe.runIf(browserAvailable())('the testbed walked by a newcomer in Chromium
     await quiz.getByRole('heading', { name: 'Your quiz is submitted' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
     expect(await simulator.locator('#exb-sim-address').textContent()).toBe('a page of another site (the exam service)');
     await shoot(simulator, '11-exit-page');
+    // The window's own close is held back until the notice has been photographed and checked; it is asked for all the same.
+    await simulator.evaluate(() => {
+      const held = window as unknown as { closeAsked: boolean; realClose: () => void };
+      held.closeAsked = false;
+      held.realClose = window.close.bind(window);
+      window.close = () => {
+        held.closeAsked = true;
+      };
+    });
     await quiz.getByRole('link', { name: 'Leave the exam browser' }).click();
-    await quiz.getByRole('heading', { name: 'Quiz finished' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
-    // The configuration's quit URL: where the real exam browser closes.
-    expect(quiz.url()).toBe(quitUrl);
+    // The configuration's quit URL: the real exam browser quits there instead of showing the page, and so does the
+    // simulated one, which says so and closes its window.
+    await simulator.getByRole('heading', { name: 'The exam browser quits here' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    expect(await simulator.locator('#exb-sim-address').textContent()).toBe(quitUrl);
+    expect(await simulator.locator('#exb-sim-page').count()).toBe(0);
+    expect(await simulator.locator('main').getByRole('status').textContent()).toContain('reached the configuration’s quit URL');
     await shoot(simulator, '12-quit-url-reached');
+    await shootNarrow(simulator, '12-quit-url-reached');
+    expect(await seriousViolations(simulator)).toEqual([]);
+    await expect.poll(() => simulator.evaluate(() => (window as unknown as { closeAsked: boolean }).closeAsked), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
+    // The tool opened the window, so it may close itself.
+    await Promise.all([
+      simulator.waitForEvent('close', { timeout: PAGE_TIMEOUT_MS }),
+      simulator.evaluate(() => (window as unknown as { realClose: () => void }).realClose()),
+    ]);
 
     // The one-time download is spent: opening the same link again explains instead of showing the quiz.
     const again = await context.newPage();

@@ -6,6 +6,7 @@ import { lmsCourseUrl } from '../lms/pages.js';
 import { requestLocale } from '../security/session.js';
 import { assessmentParams, exbPage } from './exb-student-http.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
+import { registerTestbedQuitNotice, testbedQuitNoticeHead } from './testbed-quit-notice.js';
 
 type ExitRoute = { Params: { courseId: string; quizId: string } };
 type GrantRoute = { Params: { courseId: string; quizId: string; grant: string } };
@@ -21,6 +22,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
   const { exits } = examBrowser;
   const headers = htmlSecurityHeaders(config.lmsUrl);
   const lmsHome = (courseId: string) => lmsCourseUrl(config.lmsUrl, courseId);
+  await registerTestbedQuitNotice(app, config);
 
   /** An exit page in the request's language: `content` words it with `t`. */
   const page = (reply: FastifyReply, status: number, content: (t: Translate) => Omit<Parameters<typeof exbPage>[0], 'locale'>) => {
@@ -82,6 +84,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
       paragraphs: [t('launch:exit.finishedCloses'), t('launch:exit.finishedStaysOpen')],
       links: [{ href: lmsHome(params.courseId), text: t('launch:exit.backToCourse') }],
       bootstrap: { view: 'exb-exit-complete', courseId: params.courseId, contentId: params.contentId },
+      head: testbedQuitNoticeHead(config),
     }));
   });
 

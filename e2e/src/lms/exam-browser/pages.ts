@@ -1,5 +1,5 @@
 import { htmlResponse, redirectResponse } from '../errors.js';
-import { escapeHtml } from '../pages/html.js';
+import { escapeHtml, scriptJson } from '../pages/html.js';
 import { publicRoute, type RouteDef } from '../router.js';
 import { EXAM_BROWSER_PATH, type ExamBrowserSession } from './host.js';
 
@@ -20,6 +20,9 @@ const STYLE = `
   dt { font-weight: 700; } dd { margin: 0; font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
   main { flex: 1; display: flex; min-height: 0; }
   iframe { flex: 1; border: 0; border-top: 4px solid #ffd23f; width: 100%; }
+  main.quit { display: block; flex: none; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; }
+  main.quit h2 { font-size: 20px; margin: 0 0 8px; }
+  main.quit .badge { display: inline-block; }
   main.problem { display: block; flex: none; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; }
   main.problem .badge { display: inline-block; }
   .problem a { color: #0374b5; }
@@ -55,17 +58,48 @@ function problemPage(status: number, title: string, message: string): Response {
   );
 }
 
-/** Updates the address line on every page the frame loads; another site's address cannot be read from here. */
-const ADDRESS_SCRIPT = `
+/**
+ * Updates the address line on every page the frame loads; another site's address cannot be read from here. And quits
+ * at the configuration's quit URL, as the exam browser does: Safe Exam Browser for Windows matches every navigation
+ * against `Regex.Escape(quitURL.TrimEnd('/')) + "\/?"`, case-insensitive, cancels it and quits, after asking when
+ * `quitURLConfirm` is set (`SafeExamBrowser.Browser/Handlers/RequestHandler.cs`, `OnBeforeBrowse` and `IsQuitUrl`). The
+ * quit URL is a page of the exam service, whose address this window cannot read, so that page tells the window where
+ * it is (with the testbed on, `server/src/http/testbed-quit-notice.ts`); a navigation the real browser would have
+ * cancelled has loaded by then, and the window shows what the real browser does instead: it quits, and closes.
+ */
+const WINDOW_SCRIPT = `
 (function () {
   var frame = document.getElementById('exb-sim-page');
   var address = document.getElementById('exb-sim-address');
+  var settings = JSON.parse(document.getElementById('exb-sim-settings').textContent);
   frame.addEventListener('load', function () {
     var href = null;
     try { href = frame.contentWindow.location.href; } catch (error) { href = null; }
     address.textContent = href === null ? 'a page of another site (the exam service)' : href;
   });
+  // The pattern is the quit URL without its trailing slashes, escaped, then an optional slash, matched anywhere in
+  // the address and in any case: the same as finding the trimmed quit URL in it, in any case.
+  function isQuitUrl(url) {
+    return typeof url === 'string' && settings.quitUrl !== null && url.toLowerCase().indexOf(settings.quitUrl) !== -1;
+  }
+  window.addEventListener('message', function (event) {
+    var data = event.data;
+    if (event.source !== frame.contentWindow || event.origin !== settings.serviceOrigin) return;
+    if (!data || data.type !== 'exb-quit-url-reached' || !isQuitUrl(data.url)) return;
+    if (settings.confirmQuit && !window.confirm('Quit the exam browser?')) { history.back(); return; }
+    var main = document.querySelector('main');
+    main.className = 'quit';
+    main.innerHTML = document.getElementById('exb-sim-quit').innerHTML;
+    document.title = 'Exam browser quit (testbed)';
+    address.textContent = data.url;
+    main.querySelector('h2').focus();
+    // The real browser ends here. A window the tool opened can close itself; any other stays with this notice.
+    window.setTimeout(function () { window.close(); }, settings.closeAfterMs);
+  });
 })();`;
+
+/** How long the notice that the exam browser quits stays before the window closes: long enough to be read. */
+const CLOSE_AFTER_MS = 4_000;
 
 function windowPage(session: ExamBrowserSession): string {
   const { opened, browser } = session;
@@ -97,7 +131,22 @@ the page’s own address. The real exam browser closes when it reaches the quit 
 <main>
 <iframe id="exb-sim-page" name="${escapeHtml(browser.frameName())}" title="Exam browser page" src="${escapeHtml(opened.startUrl ?? 'about:blank')}"></iframe>
 </main>
-<script>${ADDRESS_SCRIPT}</script>`,
+<template id="exb-sim-quit">
+<p class="badge">Testbed stand-in</p>
+<h2 tabindex="-1">The exam browser quits here</h2>
+<p role="status">The quiz reached the configuration’s quit URL. A real exam browser does not show that page: it stops
+the navigation there and quits${opened.settings.get('quitURLConfirm') === true ? ' (after asking, as this configuration says)' : ', without asking'}.
+This simulated exam browser closes its window now.</p>
+<p>If the window stays open (it was not opened from the exam service), close it yourself, or
+<a href="/">go back to the development LMS</a>.</p>
+</template>
+<script type="application/json" id="exb-sim-settings">${scriptJson({
+      quitUrl: opened.quitUrl === undefined ? null : opened.quitUrl.replace(/\/+$/, '').toLowerCase(),
+      confirmQuit: opened.settings.get('quitURLConfirm') === true,
+      serviceOrigin: new URL(session.downloadUrl).origin,
+      closeAfterMs: CLOSE_AFTER_MS,
+    })}</script>
+<script>${WINDOW_SCRIPT}</script>`,
   );
 }
 
