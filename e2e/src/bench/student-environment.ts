@@ -15,7 +15,7 @@ import { benchDatabase } from './bench-database.js';
 import { ServerProcess } from './child-server.js';
 import { HeadClient } from './head-client.js';
 import type { ServerSeed } from './server-process.js';
-import { request } from './student-start.js';
+import { request } from './student-http.js';
 import {
   BASE_URL,
   COURSE,

@@ -19,3 +19,8 @@ export const HUGE_BUDGET = 100_000_000;
 export const MINT_BATCH = 1_000;
 /** What a TLS-terminating proxy in front adds; the service trusts loopback proxies. */
 export const PROXY_HEADERS = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
+
+/** The service's download of one assessment's configuration in the bench course, with a config grant. */
+export function downloadPath(contentId: string, grant: string): string {
+  return `/exb/config/${COURSE}/${contentId}.exb?grant=${grant}`;
+}
