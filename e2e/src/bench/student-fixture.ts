@@ -1,3 +1,4 @@
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { opaqueId, stableUuid } from '../lms/ids.js';
 
 /** The course, quizzes, student and deployment every student benchmark works with. */
@@ -22,5 +23,5 @@ export const PROXY_HEADERS = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-p
 
 /** The service's download of one assessment's configuration in the bench course, with a config grant. */
 export function downloadPath(contentId: string, grant: string): string {
-  return `/exb/config/${COURSE}/${contentId}.exb?grant=${grant}`;
+  return `${servicePath(SERVICE_ROUTES.configDownload, [COURSE, `${contentId}.exb`])}?grant=${grant}`;
 }

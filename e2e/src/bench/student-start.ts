@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
-import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
 import { openConfiguration } from '../exb-simulator/open.js';
 import { COURSE, DOWNLOAD_QUIZ, PROXY_HEADERS, STUDENT } from './student-fixture.js';
 import type { Environment } from './student-environment.js';
@@ -57,9 +57,9 @@ export async function studentStart(
   };
   if (pageLoad) {
     for (const [name, pathname] of [
-      ['theme-loader', THEME_LOADER_PATH],
-      ['requirement', `/api/exb/requirement/${COURSE}/${DOWNLOAD_QUIZ}`],
-      ['detector', DETECTOR_SCRIPT_PATH],
+      ['theme-loader', SERVICE_ROUTES.themeLoader.path],
+      ['requirement', servicePath(SERVICE_ROUTES.requirement, [COURSE, DOWNLOAD_QUIZ])],
+      ['detector', SERVICE_ROUTES.detectorScript.path],
     ] as const) {
       const answer = await step(name, request(agent, origin, 'GET', pathname, undefined, name === 'requirement' ? lms : PROXY_HEADERS));
       if (answer.status !== 200) return fail(name, answer);
@@ -72,7 +72,7 @@ export async function studentStart(
   const built = env.lms.platform.buildLaunch({ person: Number(STUDENT.lmsUserId), placement: 'assessment', contentId: DOWNLOAD_QUIZ });
   const login = await step(
     'login',
-    request(agent, origin, 'POST', '/lti/login', new URLSearchParams(built.loginParams).toString(), {
+    request(agent, origin, 'POST', SERVICE_ROUTES.ltiLogin.path, new URLSearchParams(built.loginParams).toString(), {
       ...browser,
       'content-type': 'application/x-www-form-urlencoded',
       'sec-fetch-site': 'cross-site',
@@ -132,7 +132,7 @@ export async function studentStart(
       agent,
       origin,
       'POST',
-      `/api/exb/access-proof/${COURSE}/${DOWNLOAD_QUIZ}`,
+      servicePath(SERVICE_ROUTES.accessProof, [COURSE, DOWNLOAD_QUIZ]),
       JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, configKey), url: takeUrl }),
       { ...lms, 'content-type': 'application/json' },
     ),
@@ -142,7 +142,7 @@ export async function studentStart(
   const token = (JSON.parse(proof.body.toString('utf8')) as { proofToken: string }).proofToken;
   const redemption = await step(
     'code',
-    request(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${DOWNLOAD_QUIZ}`, undefined, { ...lms, 'x-exb-proof-token': token }),
+    request(agent, origin, 'POST', servicePath(SERVICE_ROUTES.accessCode, [COURSE, DOWNLOAD_QUIZ]), undefined, { ...lms, 'x-exb-proof-token': token }),
   );
   if (redemption.status !== 200) return fail('code', redemption);
   return { ok: true, ms: total, bytes: download.body.length };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
-import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { openConfiguration } from '../exb-simulator/open.js';
 import { inParallel, mergeResults, runIterations, runLoad, type LoadResult } from './load.js';
 import { measured, serviceNodeFlags, type ServerProcess } from './child-server.js';
@@ -72,19 +72,19 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
     });
     const takeUrl = new URL(`/courses/${COURSE}/quizzes/201/take`, env.lmsUrl).href;
     const proofBody = JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, lastConfigKey), url: takeUrl });
-    const proof = await request(agent, origin, 'POST', `/api/exb/access-proof/${COURSE}/${QUIZ}`, proofBody, { 'content-type': 'application/json' });
+    const proof = await request(agent, origin, 'POST', servicePath(SERVICE_ROUTES.accessProof, [COURSE, QUIZ]), proofBody, { 'content-type': 'application/json' });
     if (proof.status !== 200) throw new Error(`proof answered ${proof.status}: ${proof.body.toString()}`);
     await phase('class downloads');
 
     const fixed = {
       'bare-json': { server: bare, url: `${bare.origin}/bench/bare` },
-      requirement: { server: service, url: `${origin}/api/exb/requirement/${COURSE}/${QUIZ}`, headers: { ...PROXY_HEADERS, origin: env.lmsUrl } },
+      requirement: { server: service, url: `${origin}${servicePath(SERVICE_ROUTES.requirement, [COURSE, QUIZ])}`, headers: { ...PROXY_HEADERS, origin: env.lmsUrl } },
       'bare-static': { server: bare, url: `${bare.origin}/bench/static` },
-      detector: { server: service, url: `${origin}${DETECTOR_SCRIPT_PATH}`, headers: PROXY_HEADERS },
-      'theme-loader': { server: service, url: `${origin}${THEME_LOADER_PATH}`, headers: PROXY_HEADERS },
+      detector: { server: service, url: `${origin}${SERVICE_ROUTES.detectorScript.path}`, headers: PROXY_HEADERS },
+      'theme-loader': { server: service, url: `${origin}${SERVICE_ROUTES.themeLoader.path}`, headers: PROXY_HEADERS },
       proof: {
         server: service,
-        url: `${origin}/api/exb/access-proof/${COURSE}/${QUIZ}`,
+        url: `${origin}${servicePath(SERVICE_ROUTES.accessProof, [COURSE, QUIZ])}`,
         method: 'POST',
         headers: { ...PROXY_HEADERS, origin: env.lmsUrl, 'content-type': 'application/json' },
         body: proofBody,
@@ -118,7 +118,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
         service,
         await measured(service, () =>
           runIterations(connections, durationMs, proofTokens, (token) =>
-            timed(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${QUIZ}`, undefined, {
+            timed(agent, origin, 'POST', servicePath(SERVICE_ROUTES.accessCode, [COURSE, QUIZ]), undefined, {
               ...PROXY_HEADERS,
               origin: env.lmsUrl,
               'x-exb-proof-token': token,
