@@ -29,6 +29,8 @@ export default defineConfig({
       { extends: true, test: { name: 'shared', include: ['shared/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'server', include: ['server/test/**/*.test.ts'] } },
       { extends: true, test: { name: 'detector', include: ['detector/test/**/*.test.ts'] } },
+      // The client's modules without React, in Node: the pages themselves are tested in Chromium (e2e).
+      { extends: true, test: { name: 'client', include: ['client/test/**/*.test.ts'], environment: 'node' } },
       { extends: true, test: { name: 'e2e', include: ['e2e/test/**/*.test.ts'] } },
     ],
   },

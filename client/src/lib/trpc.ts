@@ -157,7 +157,8 @@ export function readServerError(error: unknown): ServerError {
     values?: unknown;
   };
   const issue = issueFromMessage(error.message);
-  const authUrl = typeof data.authUrl === 'string' && data.authUrl.startsWith('/') ? data.authUrl : undefined;
+  // Same origin only: `//host` and `/\host` are read by browsers as another origin.
+  const authUrl = typeof data.authUrl === 'string' && /^\/(?![/\\])/.test(data.authUrl) ? data.authUrl : undefined;
   const errorCode = typeof data.errorCode === 'string' ? data.errorCode : (issue?.errorCode ?? undefined);
   const policy = readPolicyMessage(data) ?? issue?.policy;
   return {

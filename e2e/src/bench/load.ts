@@ -187,3 +187,61 @@ export function formatLoadResult(label: string, result: LoadResult): string {
     .join('  ')
     .trimEnd();
 }
+
+/**
+ * A closed loop like `runLoad`, for requests that differ per iteration: each of `connections` workers takes the next
+ * item (or runs without one when `items` is null) until the time is up or the items run out.
+ */
+export async function runIterations<T>(
+  connections: number,
+  durationMs: number,
+  items: T[] | null,
+  iteration: (item: T) => Promise<{ ok: boolean; ms: number; bytes: number }>,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let bodyBytes = 0;
+  let next = 0;
+  const started = performance.now();
+  const deadline = started + durationMs;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      if (items !== null && next >= items.length) return;
+      const item = items === null ? (undefined as T) : items[next++]!;
+      const outcome = await iteration(item);
+      if (outcome.ok) {
+        latencies.push(outcome.ms);
+        bodyBytes = outcome.bytes;
+      } else {
+        failures += 1;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const elapsed = performance.now() - started;
+  const samples = Float64Array.from(latencies).sort();
+  if (items !== null && next >= items.length && performance.now() < deadline - 1) {
+    process.stderr.write(`note: ran out of pre-minted tokens after ${Math.round(elapsed)} ms\n`);
+  }
+  return mergeResults([
+    {
+      requests: samples.length,
+      failures,
+      durationMs: elapsed,
+      requestsPerSecond: (samples.length / elapsed) * 1000,
+      bodyBytes,
+      latencyMs: { mean: 0, p50: 0, p90: 0, p99: 0, max: 0 },
+      samples,
+    },
+  ]);
+}
+
+/** Runs `task` over `items`, at most `width` at a time. */
+export async function inParallel<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await task(items[next++]!);
+    }),
+  );
+}

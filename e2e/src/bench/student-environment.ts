@@ -5,17 +5,17 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { SERVICE_ROUTES } from '@exb/shared/service-paths.js';
 import { generateSelfSignedCertificate, loadCertificate } from '@exb/server/exb/certificate.js';
 import type { DecryptionIdentity } from '@exb/server/exb/container.js';
 import { freePort } from '@exb/server/free-port.js';
-import { DETECTOR_SCRIPT_PATH } from '@exb/server/http/detector.js';
 import { createMockLms, type MockLms, type RunningLmsServer } from '../lms/index.js';
 import { assertLoopback } from './load.js';
 import { benchDatabase } from './bench-database.js';
 import { ServerProcess } from './child-server.js';
 import { HeadClient } from './head-client.js';
 import type { ServerSeed } from './server-process.js';
-import { request } from './student-start.js';
+import { request } from './student-http.js';
 import {
   BASE_URL,
   COURSE,
@@ -136,7 +136,7 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
     const heads = new HeadClient(new URL(service.origin));
     cleanups.push(() => heads.close());
 
-    const probe = await request(new http.Agent(), service.origin, 'GET', DETECTOR_SCRIPT_PATH);
+    const probe = await request(new http.Agent(), service.origin, 'GET', SERVICE_ROUTES.detectorScript.path);
     if (probe.status !== 200) throw new Error(`the detector script answered ${probe.status}; run \`npm run build\` first`);
     const bare = await ServerProcess.start('bare', { PATH: process.env.PATH }, { ...seed, staticBytes: probe.body.length, logFile: undefined });
     cleanups.push(() => bare.stop());

@@ -1,3 +1,4 @@
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { opaqueId, stableUuid } from '../lms/ids.js';
 
 /** The course, quizzes, student and deployment every student benchmark works with. */
@@ -19,3 +20,8 @@ export const HUGE_BUDGET = 100_000_000;
 export const MINT_BATCH = 1_000;
 /** What a TLS-terminating proxy in front adds; the service trusts loopback proxies. */
 export const PROXY_HEADERS = { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' };
+
+/** The service's download of one assessment's configuration in the bench course, with a config grant. */
+export function downloadPath(contentId: string, grant: string): string {
+  return `${servicePath(SERVICE_ROUTES.configDownload, [COURSE, `${contentId}.exb`])}?grant=${grant}`;
+}

@@ -1,6 +1,6 @@
 import { formatLoadResult } from './load.js';
-import type { MemoryFigures, MemoryPhase } from './server-process.js';
-import type { StudentBenchResult } from './student.js';
+import { formatMemoryPhases } from './memory-phases.js';
+import type { StudentBenchResult } from './student-result.js';
 
 /** The targets of the speed work, for the summary line. */
 export const STUDENT_TARGETS = { requirementRatio: 0.6, detectorRatio: 0.8, proofMicros: 250, startMicros: 6_000, rssMb: 250 } as const;
@@ -57,27 +57,4 @@ export function formatStudentBench(result: StudentBenchResult): string {
       (missed.length === 0 ? 'verdict PASS' : `verdict FAIL (${missed.join(', ')})`),
   );
   return lines.join('\n');
-}
-
-export function maxFigures(a: MemoryFigures, b: MemoryFigures): MemoryFigures {
-  return {
-    rss: Math.max(a.rss, b.rss),
-    heapTotal: Math.max(a.heapTotal, b.heapTotal),
-    heapUsed: Math.max(a.heapUsed, b.heapUsed),
-    external: Math.max(a.external, b.external),
-    arrayBuffers: Math.max(a.arrayBuffers, b.arrayBuffers),
-  };
-}
-
-/** One line per memory phase: the highest of each figure during it, and RSS and heap used at its end. */
-export function formatMemoryPhases(phases: readonly MemoryPhase[]): string[] {
-  const mb = (value: number) => `${value.toFixed(0).padStart(4)}`;
-  return [
-    `service memory, MB (peak during the phase: rss, heap used/total, external, array buffers; at its end: rss, heap used)`,
-    ...phases.map(
-      ({ phase, peak, end }) =>
-        `  ${phase.padEnd(34)} peak rss ${mb(peak.rss)}  heap ${mb(peak.heapUsed)}/${mb(peak.heapTotal)}  ` +
-        `ext ${mb(peak.external)}  ab ${mb(peak.arrayBuffers)}   end rss ${mb(end.rss)}  heap ${mb(end.heapUsed)}`,
-    ),
-  ];
 }

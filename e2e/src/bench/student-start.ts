@@ -1,102 +1,19 @@
-import http from 'node:http';
-import { performance } from 'node:perf_hooks';
+import type http from 'node:http';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
-import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
 import { openConfiguration } from '../exb-simulator/open.js';
-import { mergeResults, type LoadResult } from './load.js';
 import { COURSE, DOWNLOAD_QUIZ, PROXY_HEADERS, STUDENT } from './student-fixture.js';
 import type { Environment } from './student-environment.js';
-import type { SyncStartResult } from './student.js';
+import { CookieJar, request, type HttpAnswer } from './student-http.js';
 
-/** One student's whole start, and the synchronized start of a class, as the bench runs them. */
-export function downloadPath(contentId: string, grant: string): string {
-  return `/exb/config/${COURSE}/${contentId}.exb?grant=${grant}`;
-}
-
-interface HttpAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  ms: number;
-}
-
-export function request(
-  agent: http.Agent,
-  origin: string,
-  method: string,
-  pathAndQuery: string,
-  body?: string,
-  headers: Record<string, string> = {},
-): Promise<HttpAnswer> {
-  const url = new URL(pathAndQuery, origin);
-  return new Promise((resolve, reject) => {
-    const sent = performance.now();
-    const outgoing = http.request(
-      {
-        agent,
-        method,
-        host: url.hostname,
-        port: url.port,
-        path: `${url.pathname}${url.search}`,
-        headers: { ...headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), ms: performance.now() - sent }),
-        );
-        response.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
-
-export async function timed(
-  agent: http.Agent,
-  origin: string,
-  method: string,
-  pathAndQuery: string,
-  body?: string,
-  headers?: Record<string, string>,
-): Promise<{ ok: boolean; ms: number; bytes: number }> {
-  const answer = await request(agent, origin, method, pathAndQuery, body, headers);
-  return { ok: answer.status === 200, ms: answer.ms, bytes: answer.body.length };
-}
+/** One student's whole start, from the LTI launch to the released code, as the bench runs it. */
 
 export type StepTimes = Record<string, number>;
 
 /** The steps of a start after the quiz page's scripts, in order. */
 export const START_STEPS = ['login', 'launch', 'grant', 'head', 'download', 'proof', 'code'] as const;
 export type StartStep = (typeof START_STEPS)[number];
-
-/** The cookies one browser keeps for the service: what `Set-Cookie` sets, minus what it expires. */
-export class CookieJar {
-  private readonly cookies = new Map<string, string>();
-
-  absorb(answer: HttpAnswer): void {
-    for (const header of ([] as string[]).concat(answer.headers['set-cookie'] ?? [])) {
-      const [pair = '', ...attributes] = header.split(';');
-      const separator = pair.indexOf('=');
-      const name = pair.slice(0, separator).trim();
-      const value = pair.slice(separator + 1).trim();
-      const expired = attributes.some((attribute) => /^\s*max-age\s*=\s*(0|-)/i.test(attribute));
-      if (expired || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  has(name: string): boolean {
-    return this.cookies.has(name);
-  }
-
-  header(): string {
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-  }
-}
 
 /** Addresses of the RFC 2544 benchmarking range, one per start, as a class's own browsers would come from. */
 let nextAddress = 0;
@@ -140,9 +57,9 @@ export async function studentStart(
   };
   if (pageLoad) {
     for (const [name, pathname] of [
-      ['theme-loader', THEME_LOADER_PATH],
-      ['requirement', `/api/exb/requirement/${COURSE}/${DOWNLOAD_QUIZ}`],
-      ['detector', DETECTOR_SCRIPT_PATH],
+      ['theme-loader', SERVICE_ROUTES.themeLoader.path],
+      ['requirement', servicePath(SERVICE_ROUTES.requirement, [COURSE, DOWNLOAD_QUIZ])],
+      ['detector', SERVICE_ROUTES.detectorScript.path],
     ] as const) {
       const answer = await step(name, request(agent, origin, 'GET', pathname, undefined, name === 'requirement' ? lms : PROXY_HEADERS));
       if (answer.status !== 200) return fail(name, answer);
@@ -155,7 +72,7 @@ export async function studentStart(
   const built = env.lms.platform.buildLaunch({ person: Number(STUDENT.lmsUserId), placement: 'assessment', contentId: DOWNLOAD_QUIZ });
   const login = await step(
     'login',
-    request(agent, origin, 'POST', '/lti/login', new URLSearchParams(built.loginParams).toString(), {
+    request(agent, origin, 'POST', SERVICE_ROUTES.ltiLogin.path, new URLSearchParams(built.loginParams).toString(), {
       ...browser,
       'content-type': 'application/x-www-form-urlencoded',
       'sec-fetch-site': 'cross-site',
@@ -215,7 +132,7 @@ export async function studentStart(
       agent,
       origin,
       'POST',
-      `/api/exb/access-proof/${COURSE}/${DOWNLOAD_QUIZ}`,
+      servicePath(SERVICE_ROUTES.accessProof, [COURSE, DOWNLOAD_QUIZ]),
       JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, configKey), url: takeUrl }),
       { ...lms, 'content-type': 'application/json' },
     ),
@@ -225,7 +142,7 @@ export async function studentStart(
   const token = (JSON.parse(proof.body.toString('utf8')) as { proofToken: string }).proofToken;
   const redemption = await step(
     'code',
-    request(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${DOWNLOAD_QUIZ}`, undefined, { ...lms, 'x-exb-proof-token': token }),
+    request(agent, origin, 'POST', servicePath(SERVICE_ROUTES.accessCode, [COURSE, DOWNLOAD_QUIZ]), undefined, { ...lms, 'x-exb-proof-token': token }),
   );
   if (redemption.status !== 200) return fail('code', redemption);
   return { ok: true, ms: total, bytes: download.body.length };
@@ -251,112 +168,4 @@ export async function countStartStatements(env: Environment, agent: http.Agent, 
     before = fewest;
   }
   return counted;
-}
-
-/** Every student of a class starts within the same minute, `atOnce` at a time; no start may fail. */
-export async function synchronizedStart(
-  agent: http.Agent,
-  env: Environment,
-  takeUrl: string,
-  students: number,
-  atOnce: number,
-  halfway?: () => Promise<void>,
-): Promise<SyncStartResult> {
-  const names = ['theme-loader', 'requirement', 'detector', ...START_STEPS];
-  const times = new Map(names.map((name) => [name, [] as number[]]));
-  let failures = 0;
-  let firstFailure: string | undefined;
-  let next = 0;
-  const before = await env.service.cpu();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(atOnce, students) }, async () => {
-      while (next < students) {
-        next += 1;
-        if (next === Math.ceil(students / 2)) await halfway?.();
-        const steps: StepTimes = {};
-        const outcome = await studentStart(agent, env, takeUrl, { steps, pageLoad: true }).catch((error: unknown) => ({
-          ok: false,
-          failure: String(error),
-        }));
-        if (!outcome.ok) {
-          failures += 1;
-          firstFailure ??= outcome.failure;
-        }
-        for (const [name, ms] of Object.entries(steps)) times.get(name)!.push(ms);
-      }
-    }),
-  );
-  const durationMs = performance.now() - started;
-  const after = await env.service.cpu();
-  const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return {
-    students,
-    atOnce,
-    failures,
-    durationMs,
-    steps: names.map((step) => {
-      const sorted = times.get(step)!.sort((a, b) => a - b);
-      return { step, p50: at(sorted, 0.5), p99: at(sorted, 0.99) };
-    }),
-    cpuMicrosPerStudent: (after.micros - before.micros) / students,
-    ...(firstFailure === undefined ? {} : { firstFailure }),
-  };
-}
-
-/**
- * A closed loop like `runLoad`, for requests that differ per iteration: each of `connections` workers takes the next
- * item (or runs without one when `items` is null) until the time is up or the items run out.
- */
-export async function runIterations<T>(
-  connections: number,
-  durationMs: number,
-  items: T[] | null,
-  iteration: (item: T) => Promise<{ ok: boolean; ms: number; bytes: number }>,
-): Promise<LoadResult> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let bodyBytes = 0;
-  let next = 0;
-  const started = performance.now();
-  const deadline = started + durationMs;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      if (items !== null && next >= items.length) return;
-      const item = items === null ? (undefined as T) : items[next++]!;
-      const outcome = await iteration(item);
-      if (outcome.ok) {
-        latencies.push(outcome.ms);
-        bodyBytes = outcome.bytes;
-      } else {
-        failures += 1;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  const elapsed = performance.now() - started;
-  const samples = Float64Array.from(latencies).sort();
-  if (items !== null && next >= items.length && performance.now() < deadline - 1) {
-    process.stderr.write(`note: ran out of pre-minted tokens after ${Math.round(elapsed)} ms\n`);
-  }
-  return mergeResults([
-    {
-      requests: samples.length,
-      failures,
-      durationMs: elapsed,
-      requestsPerSecond: (samples.length / elapsed) * 1000,
-      bodyBytes,
-      latencyMs: { mean: 0, p50: 0, p90: 0, p99: 0, max: 0 },
-      samples,
-    },
-  ]);
-}
-
-export async function inParallel<T>(items: readonly T[], width: number, task: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: width }, async () => {
-      while (next < items.length) await task(items[next++]!);
-    }),
-  );
 }

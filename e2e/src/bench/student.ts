@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { configKeyHashForUrl } from '@exb/server/exb/config-key.js';
-import { DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '@exb/server/http/detector.js';
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { openConfiguration } from '../exb-simulator/open.js';
-import { mergeResults, runLoad, type LoadResult } from './load.js';
+import { inParallel, mergeResults, runIterations, runLoad, type LoadResult } from './load.js';
 import { measured, serviceNodeFlags, type ServerProcess } from './child-server.js';
-import type { MemoryPhase } from './server-process.js';
+import { MemoryPhases } from './memory-phases.js';
 import { startEnvironment } from './student-environment.js';
-import { maxFigures } from './student-report.js';
-import {
-  countStartStatements, downloadPath, inParallel, request, runIterations, START_STEPS, studentStart, synchronizedStart, timed,
-} from './student-start.js';
-import { CLASS_SIZE, COURSE, DOWNLOAD_QUIZ, LTI_ISSUER, MINT_BATCH, PROXY_HEADERS, QUIZ, STUDENT } from './student-fixture.js';
+import { CLASS_SIZE, COURSE, DOWNLOAD_QUIZ, downloadPath, LTI_ISSUER, MINT_BATCH, PROXY_HEADERS, QUIZ, STUDENT } from './student-fixture.js';
+import { request, timed } from './student-http.js';
+import type { StudentBenchOptions, StudentBenchResult } from './student-result.js';
+import { countStartStatements, START_STEPS, studentStart } from './student-start.js';
+import { synchronizedStart } from './student-sync-start.js';
 
 /**
  * The student hot paths as a synchronized exam start meets them, measured from outside. The service runs in production
@@ -34,58 +34,6 @@ import { CLASS_SIZE, COURSE, DOWNLOAD_QUIZ, LTI_ISSUER, MINT_BATCH, PROXY_HEADER
 /** Windows of whole starts run before any start is measured. */
 const START_WARM_UP_WINDOWS = 3;
 
-export interface StudentBenchOptions {
-  durationMs?: number;
-  rounds?: number;
-  connections?: number;
-  /** Students of the synchronized start, and how many start at once. */
-  students?: number;
-  studentsAtOnce?: number;
-  /** Writes a V8 CPU profile of the service process per phase of the run here. */
-  profileDir?: string;
-  /** Also measures the whole start cut after each step, for the server CPU of each step. */
-  startSteps?: boolean;
-}
-
-export interface PathResult {
-  key: string;
-  label: string;
-  result: LoadResult;
-  /** Server CPU time per request (per start for the whole start), microseconds. */
-  cpuMicros: number;
-  /** The bare route's CPU per request over this path's, where a bare route compares. */
-  cpuRatio?: number;
-}
-
-export interface SyncStartResult {
-  students: number;
-  atOnce: number;
-  failures: number;
-  durationMs: number;
-  steps: { step: string; p99: number; p50: number }[];
-  cpuMicrosPerStudent: number;
-  firstFailure?: string;
-}
-
-export interface StudentBenchResult {
-  paths: PathResult[];
-  sync: SyncStartResult;
-  storedConfigKeys: number;
-  peakRssMb: number;
-  /** The Node flags the service ran with. */
-  serviceFlags: string[];
-  /** With `startSteps`: the server CPU per start of each step of the whole start, microseconds. */
-  startSteps?: { step: string; cpuMicros: number }[];
-  /** The service's memory per phase of the run, in order (a path measured in several rounds is one phase). */
-  memory: MemoryPhase[];
-  logLines: number;
-  /** The service's CPU time per second with no requests (timers, housekeeping), microseconds. */
-  idleCpuMicrosPerSecond: number;
-  /** Statements sent to PostgreSQL by one start, step by step (each a round trip). */
-  statementsPerStart: { step: string; statements: number }[];
-}
-
-
 export async function benchStudent(options: StudentBenchOptions = {}): Promise<StudentBenchResult> {
   const durationMs = options.durationMs ?? 3_000;
   const rounds = options.rounds ?? 3;
@@ -99,13 +47,8 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       principal: { kind: sessionUserId === null ? 'instructor' : 'student', issuer: LTI_ISSUER, ...STUDENT },
       sessionUserId,
     });
-    // The service's memory, phase by phase; a phase seen in several rounds keeps its highest figures and last end.
-    const memory = new Map<string, MemoryPhase>();
-    const phase = async (name: string) => {
-      const seen = await service.memory(name);
-      const before = memory.get(name);
-      memory.set(name, before === undefined ? seen : { phase: name, end: seen.end, peak: maxFigures(before.peak, seen.peak) });
-    };
+    const memory = new MemoryPhases();
+    const phase = async (name: string) => memory.add(await service.memory(name));
     await phase('started');
     // Minting is the benchmark's own work in the service process: a thousand tokens at a time, so the service never
     // holds a whole window's worth at once, and kept apart from the paths' phases.
@@ -129,19 +72,19 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
     });
     const takeUrl = new URL(`/courses/${COURSE}/quizzes/201/take`, env.lmsUrl).href;
     const proofBody = JSON.stringify({ configKeyHash: configKeyHashForUrl(takeUrl, lastConfigKey), url: takeUrl });
-    const proof = await request(agent, origin, 'POST', `/api/exb/access-proof/${COURSE}/${QUIZ}`, proofBody, { 'content-type': 'application/json' });
+    const proof = await request(agent, origin, 'POST', servicePath(SERVICE_ROUTES.accessProof, [COURSE, QUIZ]), proofBody, { 'content-type': 'application/json' });
     if (proof.status !== 200) throw new Error(`proof answered ${proof.status}: ${proof.body.toString()}`);
     await phase('class downloads');
 
     const fixed = {
       'bare-json': { server: bare, url: `${bare.origin}/bench/bare` },
-      requirement: { server: service, url: `${origin}/api/exb/requirement/${COURSE}/${QUIZ}`, headers: { ...PROXY_HEADERS, origin: env.lmsUrl } },
+      requirement: { server: service, url: `${origin}${servicePath(SERVICE_ROUTES.requirement, [COURSE, QUIZ])}`, headers: { ...PROXY_HEADERS, origin: env.lmsUrl } },
       'bare-static': { server: bare, url: `${bare.origin}/bench/static` },
-      detector: { server: service, url: `${origin}${DETECTOR_SCRIPT_PATH}`, headers: PROXY_HEADERS },
-      'theme-loader': { server: service, url: `${origin}${THEME_LOADER_PATH}`, headers: PROXY_HEADERS },
+      detector: { server: service, url: `${origin}${SERVICE_ROUTES.detectorScript.path}`, headers: PROXY_HEADERS },
+      'theme-loader': { server: service, url: `${origin}${SERVICE_ROUTES.themeLoader.path}`, headers: PROXY_HEADERS },
       proof: {
         server: service,
-        url: `${origin}/api/exb/access-proof/${COURSE}/${QUIZ}`,
+        url: `${origin}${servicePath(SERVICE_ROUTES.accessProof, [COURSE, QUIZ])}`,
         method: 'POST',
         headers: { ...PROXY_HEADERS, origin: env.lmsUrl, 'content-type': 'application/json' },
         body: proofBody,
@@ -175,7 +118,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
         service,
         await measured(service, () =>
           runIterations(connections, durationMs, proofTokens, (token) =>
-            timed(agent, origin, 'POST', `/api/exb/access-code/${COURSE}/${QUIZ}`, undefined, {
+            timed(agent, origin, 'POST', servicePath(SERVICE_ROUTES.accessCode, [COURSE, QUIZ]), undefined, {
               ...PROXY_HEADERS,
               origin: env.lmsUrl,
               'x-exb-proof-token': token,
@@ -261,7 +204,7 @@ export async function benchStudent(options: StudentBenchOptions = {}): Promise<S
       storedConfigKeys: CLASS_SIZE,
       peakRssMb: peak.maxRssKb / 1024,
       serviceFlags: serviceNodeFlags(),
-      memory: [...memory.values()],
+      memory: memory.list(),
       ...(startSteps.length > 0 ? { startSteps } : {}),
       logLines,
       idleCpuMicrosPerSecond,

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { releaseLease, tryAcquireLease } from '../db/leases.js';
+import { leaseNames, withLease, type LeaseName } from '../db/leases.js';
 import { DomainError } from '../domain-error.js';
 
 /**
@@ -24,9 +23,9 @@ export const ASSESSMENT_LOCK_TTL_SECONDS = 60;
 export const COURSE_WRITE_LOCK_TTL_SECONDS = 120;
 
 export const lockNames = {
-  assessment: (courseId: string, contentId: string) => `assessment:${courseId}:${contentId}`,
-  courseWrite: (courseId: string) => `course-write:${courseId}`,
-  courseReset: (courseId: string) => `course-reset:${courseId}`,
+  assessment: leaseNames.assessment,
+  courseWrite: leaseNames.courseWrite,
+  courseReset: leaseNames.courseReset,
 } as const;
 
 export function assessmentBusyError(): DomainError {
@@ -78,21 +77,17 @@ export class ManagementLocks {
   }
 
   private async withLock<T>(
-    name: string,
+    name: LeaseName,
     ttlSeconds: number,
     busy: () => DomainError,
     courseId: string,
     work: () => Promise<T>,
   ): Promise<T> {
-    const owner = randomUUID();
-    if (!(await tryAcquireLease(this.orm, name, owner, ttlSeconds))) throw busy();
-    try {
+    const outcome = await withLease(this.orm, { name, ttlSeconds, logger: this.logger }, async () => {
       await this.assertNoReset(courseId);
-      return await work();
-    } finally {
-      await releaseLease(this.orm, name, owner).catch((error: unknown) =>
-        this.logger.warn({ err: error, lock: name }, 'could not release a management lock; it expires on its own'),
-      );
-    }
+      return work();
+    });
+    if (!outcome.held) throw busy();
+    return outcome.value;
   }
 }

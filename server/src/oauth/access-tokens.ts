@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { releaseLease, tryAcquireLease } from '../db/leases.js';
+import { leaseNames, withLease } from '../db/leases.js';
 import type { AccessTokenSource } from '../lms/client.js';
 import type { GrantHolder } from '../lms/connector.js';
 import { LmsAuthorizationRequiredError, LmsInvalidResponseError, LmsTimeoutError, LmsUnavailableError } from '../lms/errors.js';
@@ -104,19 +103,11 @@ export class AccessTokenService {
 
   private async refreshUnderLease(holder: GrantHolder, operation: string, stale: string): Promise<string> {
     const { lmsUserId } = holder;
-    const leaseName = `lms-token-refresh:${lmsUserId}`;
-    const owner = randomUUID();
+    const lease = { name: leaseNames.tokenRefresh(lmsUserId), ttlSeconds: this.options.leaseTtlSeconds, logger: this.logger };
     const giveUpAt = Date.now() + this.options.waitTimeoutMs;
     for (;;) {
-      if (await tryAcquireLease(this.orm, leaseName, owner, this.options.leaseTtlSeconds)) {
-        try {
-          return await this.refreshHoldingLease(holder, operation, stale);
-        } finally {
-          await releaseLease(this.orm, leaseName, owner).catch((error: unknown) =>
-            this.logger.warn({ err: error, leaseName }, 'could not release the token refresh lease'),
-          );
-        }
-      }
+      const outcome = await withLease(this.orm, lease, () => this.refreshHoldingLease(holder, operation, stale));
+      if (outcome.held) return outcome.value;
       // Another instance is refreshing: its result lands in the record.
       await sleep(this.options.pollIntervalMs);
       const grant = this.usable(operation, holder, await this.repository.find(lmsUserId));

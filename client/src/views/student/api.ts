@@ -1,13 +1,14 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { i18next } from '../../i18n/i18n';
 import { errorMessage } from '../../lib/error-message';
 import { localPath } from '../../lib/launch';
 import { z } from '../../lib/zod';
 
 /** Routes of the student flow the pages call (Document 3). */
-export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
-export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';
-const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
+export const SESSION_READINESS_PATH = servicePath(SERVICE_ROUTES.sessionReadiness);
+export const SESSION_READINESS_DISMISS_PATH = servicePath(SERVICE_ROUTES.sessionReadinessDismiss);
+const LAUNCH_HANDOFF_PATH = servicePath(SERVICE_ROUTES.launchHandoff);
 
 /** The grant is minted on the server in well under a second; a hung request must not leave the button spinning. */
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -121,5 +122,5 @@ export async function dismissSessionReadiness(): Promise<boolean> {
  * detector links to from the LMS quiz page); the launch pages send it with their data.
  */
 export function configGrantPath(courseId: string, contentId: string): string {
-  return `/api/exb/config-grant/${encodeURIComponent(courseId)}/${encodeURIComponent(contentId)}`;
+  return servicePath(SERVICE_ROUTES.configGrant, [encodeURIComponent(courseId), encodeURIComponent(contentId)]);
 }

@@ -1,3 +1,4 @@
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 import { Pill } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
@@ -9,7 +10,7 @@ import { ProtectionRepair } from '../../components/ProtectionRepair';
 
 /** The last LMS check of an enforced assessment (`instructor.assessments.verification`). */
 export interface VerificationRecord {
-  status: 'verified' | 'missing' | 'stale' | 'unverified';
+  status: VerificationStatus;
   checkedAt: string | null;
   reason: string | null;
 }

@@ -70,7 +70,7 @@ function keyForPath(path: readonly (string | number)[], submission: Submission):
 
 export function locateError(error: ServerError, submission: Submission, fallbackSection?: SectionName): FormError {
   const byPath = error.path !== undefined ? keyForPath(error.path, submission) : undefined;
-  const section = error.errorCode !== undefined ? SECTION_BY_CODE[error.errorCode] : undefined;
+  const section = error.errorCode !== undefined && Object.hasOwn(SECTION_BY_CODE, error.errorCode) ? SECTION_BY_CODE[error.errorCode] : undefined;
   let key = byPath ?? (section !== undefined ? fieldKey.section(section) : undefined);
   // Tool errors of the assessment form belong to its own tools: the course catalog is not edited there.
   if (key === fieldKey.section('tools') && fallbackSection === 'quizTools') key = fieldKey.section('quizTools');

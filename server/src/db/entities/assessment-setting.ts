@@ -1,5 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/core';
 import type { ExbUrlRule, ExternalToolConfig } from '@exb/shared/exb-policy.js';
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 
 /**
  * Enforcement and policy of one assessment. Secrets are sealed (`*Sealed`, with the id of the sealing key); only the
@@ -24,7 +25,7 @@ export const AssessmentSetting = defineEntity({
     startPasswordKeyId: p.text().nullable(),
     exitPasswordSealed: p.blob().nullable(),
     exitPasswordKeyId: p.text().nullable(),
-    verificationStatus: p.text().$type<'verified' | 'missing' | 'stale' | 'unverified'>().default('unverified'),
+    verificationStatus: p.text().$type<VerificationStatus>().default('unverified'),
     verifiedAt: p.datetime().nullable(),
     verificationReason: p.text().nullable(),
     verifiedByLmsUserId: p.text().nullable(),

@@ -1,5 +1,6 @@
 import { parseContentId } from '@exb/shared/content-id.js';
 import type { ExternalToolConfig } from '@exb/shared/exb-policy.js';
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 import { resolveExitPassword, resolveStartPassword } from '../settings/effective-settings.js';
 import {
   defaultAssessmentSettings,
@@ -7,7 +8,6 @@ import {
   type CachedAssessment,
   type ContentType,
   type CourseDefaults,
-  type VerificationStatus,
 } from '../settings/model.js';
 
 /** Document 2 "Assessment view (administrator lists)", plus whether discovery still finds the assessment in the LMS. */

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { releaseLease, tryAcquireLease } from '../../db/leases.js';
+import { leaseNames, withLease } from '../../db/leases.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError, LmsPermissionDeniedError } from '../../lms/errors.js';
 import type { AdminAccounts } from './admin-accounts.js';
@@ -29,30 +28,30 @@ export class LegacyBackfill {
 
   /** Connects the account's legacy courses unless done before; returns how many it connected. */
   async run(principal: { accountId: string; lmsUserId: string }, lms: LmsApi): Promise<number> {
-    const { orm, connections, accounts } = this.deps;
-    const lease = `admin-backfill:${principal.accountId}`;
-    const owner = randomUUID();
-    if (!(await tryAcquireLease(orm, lease, owner, LEASE_TTL_SECONDS))) return 0;
-    try {
-      if ((await accounts.state(principal.accountId)).backfilled) return 0;
-      const candidates = await connections.unconnectedManagedCourses(MAX_CANDIDATES);
-      const outcomes = await mapLimited(candidates, CONCURRENCY, async (courseId) => {
-        try {
-          const course = await lms.getCourse(courseId, { include: ['term'] });
-          if (course.id !== courseId || !inRootAccount(course, principal.accountId)) return 'skipped' as const;
-          await connections.upsert(principal.accountId, courseFacts(course), 'legacy', principal.lmsUserId);
-          return 'connected' as const;
-        } catch (error) {
-          if (error instanceof LmsNotFoundError || error instanceof LmsPermissionDeniedError) return 'skipped' as const;
-          throw error;
-        }
-      });
-      await accounts.markBackfilled(principal.accountId);
-      const connected = outcomes.filter((outcome) => outcome === 'connected').length;
-      this.deps.logger.info({ accountId: principal.accountId, candidates: candidates.length, connected }, 'legacy course connections backfilled');
-      return connected;
-    } finally {
-      await releaseLease(orm, lease, owner);
-    }
+    const { orm, logger } = this.deps;
+    const lease = { name: leaseNames.adminBackfill(principal.accountId), ttlSeconds: LEASE_TTL_SECONDS, logger };
+    const outcome = await withLease(orm, lease, () => this.connectLegacyCourses(principal, lms));
+    return outcome.held ? outcome.value : 0;
+  }
+
+  private async connectLegacyCourses(principal: { accountId: string; lmsUserId: string }, lms: LmsApi): Promise<number> {
+    const { connections, accounts } = this.deps;
+    if ((await accounts.state(principal.accountId)).backfilled) return 0;
+    const candidates = await connections.unconnectedManagedCourses(MAX_CANDIDATES);
+    const outcomes = await mapLimited(candidates, CONCURRENCY, async (courseId) => {
+      try {
+        const course = await lms.getCourse(courseId, { include: ['term'] });
+        if (course.id !== courseId || !inRootAccount(course, principal.accountId)) return 'skipped' as const;
+        await connections.upsert(principal.accountId, courseFacts(course), 'legacy', principal.lmsUserId);
+        return 'connected' as const;
+      } catch (error) {
+        if (error instanceof LmsNotFoundError || error instanceof LmsPermissionDeniedError) return 'skipped' as const;
+        throw error;
+      }
+    });
+    await accounts.markBackfilled(principal.accountId);
+    const connected = outcomes.filter((outcome) => outcome === 'connected').length;
+    this.deps.logger.info({ accountId: principal.accountId, candidates: candidates.length, connected }, 'legacy course connections backfilled');
+    return connected;
   }
 }

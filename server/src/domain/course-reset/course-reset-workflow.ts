@@ -27,7 +27,7 @@ import { NO_PRESET_ASSIGNMENTS, type PresetAssignmentCleanup } from './preset-as
 import { ResetAudit } from './reset-audit.js';
 import { deleteJournal, type ResetJournal } from './reset-journal.js';
 import type { ResetRecovery } from './reset-recovery.js';
-import { heldCourseLocks, ResetLease, ResetLeaseLostError, RESET_LEASE_TTL_SECONDS } from './reset-lease.js';
+import { heldCourseLocks, ResetLeaseLostError, RESET_LEASE_TTL_SECONDS, withResetLease, type ResetLease } from './reset-lease.js';
 import * as refusals from './reset-refusals.js';
 import { isConfirmed, named, previewOf, removals } from './reset-rules.js';
 
@@ -108,14 +108,11 @@ export class CourseResetWorkflow {
 
   async reset(request: ResetRequest): Promise<ResetSuccess> {
     const audit = this.auditOf(request);
-    const lease = await this.lockedCourse(request, audit);
-    try {
+    return this.lockedCourse(request, audit, async (lease) => {
       await this.settleInterrupted(request, lease, audit);
       const plan = await this.busyCheckAndPreflight(request, lease, audit);
-      return await this.changeCourse(request, plan, lease, audit);
-    } finally {
-      await lease.release();
-    }
+      return this.changeCourse(request, plan, lease, audit);
+    });
   }
 
   /** Steps 2 (second half) and 3: nothing has changed yet, so any failure is a refusal with nothing deleted. */
@@ -327,15 +324,16 @@ export class CourseResetWorkflow {
     }
   }
 
-  /** Step 2: the lease, or `COURSE_RESET_IN_PROGRESS`; only a connected course of the account is reset. */
-  private async lockedCourse(request: ResetRequest, audit: ResetAudit): Promise<ResetLease> {
+  /** Step 2: `work` under the lease, or `COURSE_RESET_IN_PROGRESS`; only a connected course of the account is reset. */
+  private async lockedCourse<T>(request: ResetRequest, audit: ResetAudit, work: (lease: ResetLease) => Promise<T>): Promise<T> {
     const refuse = async (error: DomainError): Promise<never> => {
       await audit.record('refused', { errorCode: error.errorCode });
       throw error;
     };
     if ((await this.deps.connections.find(request.principal.accountId, request.courseId)) === null) return refuse(courseNotConnected());
-    const lease = await ResetLease.acquire(this.deps.orm, this.deps.logger, request.courseId, this.deps.leaseTtlSeconds ?? RESET_LEASE_TTL_SECONDS);
-    return lease ?? refuse(courseResetInProgressError());
+    const ttlSeconds = this.deps.leaseTtlSeconds ?? RESET_LEASE_TTL_SECONDS;
+    const outcome = await withResetLease(this.deps.orm, this.deps.logger, request.courseId, ttlSeconds, work);
+    return outcome.held ? outcome.value : refuse(courseResetInProgressError());
   }
 
   /**

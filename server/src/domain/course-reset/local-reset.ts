@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { currentBackend, type BackendRef } from '../../db/backends.js';
-import { renewLease } from '../../db/leases.js';
 import { sqlOnClient, type SqlOnClient } from '../../db/pg-transaction.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { storeResetReceipt } from '../admin/course-connections.js';
@@ -92,7 +91,7 @@ export async function commitLocalReset(orm: MikroORM, input: LocalResetInput): P
 /** Everything the transaction does, in order, each statement in the home of its table; see the module comment. */
 async function resetStatements(tx: SqlOnClient, input: LocalResetInput): Promise<ResetReceipt> {
   const { courseId } = input;
-  if (!(await renewLease(tx, ...input.lease.leaseParams))) throw new ResetLeaseLostError();
+  if (!(await input.lease.renew(tx))) throw new ResetLeaseLostError();
   const settings = await deleteCourseSettings(tx, courseId);
   const cached = await deleteCourseAssessments(tx, courseId);
   await deleteCourseTokens(tx, courseId);

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { liveLeaseNames, releaseLease, renewLease, tryAcquireLease } from '../../db/leases.js';
-import { sqlOnClient } from '../../db/pg-transaction.js';
+import { liveLeaseNames, withLease, type HeldLease, type LeaseOutcome } from '../../db/leases.js';
+import type { SqlOnClient } from '../../db/pg-transaction.js';
 import { lockNames } from '../locks.js';
 
 /**
@@ -25,67 +24,38 @@ export class ResetLeaseLostError extends Error {
   }
 }
 
+/** The reset's hold on its course, for the steps that renew it and the journal rows that name its owner. */
 export class ResetLease {
-  readonly name: string;
-  readonly owner = randomUUID();
-  private lost = false;
-  private timer: NodeJS.Timeout | undefined;
+  constructor(private readonly held: HeldLease) {}
 
-  private constructor(
-    private readonly orm: MikroORM,
-    private readonly logger: Logger,
-    courseId: string,
-    readonly ttlSeconds: number,
-  ) {
-    this.name = lockNames.courseReset(courseId);
+  get owner(): string {
+    return this.held.owner;
   }
 
-  /** The lease, or `null` when another reset of the course holds it. */
-  static async acquire(orm: MikroORM, logger: Logger, courseId: string, ttlSeconds = RESET_LEASE_TTL_SECONDS): Promise<ResetLease | null> {
-    const lease = new ResetLease(orm, logger, courseId, ttlSeconds);
-    if (!(await tryAcquireLease(orm, lease.name, lease.owner, ttlSeconds))) return null;
-    lease.timer = setInterval(() => void lease.renew().catch(() => undefined), (ttlSeconds * 1000) / 4);
-    lease.timer.unref();
-    return lease;
-  }
-
-  /** Name, owner and lifetime, as `renewLease` takes them (the reset's transaction renews it too). */
-  get leaseParams(): [string, string, number] {
-    return [this.name, this.owner, this.ttlSeconds];
-  }
-
-  /**
-   * Extends the lease; `false` once it is lost. A renewal the database could not answer leaves the lease as it was
-   * (it may still be held): only an answer that no such live lease exists makes it lost.
-   */
-  async renew(): Promise<boolean> {
-    if (this.lost) return false;
-    const pool = await this.orm.em.getConnection().getNativeClient();
-    if (!(await renewLease(sqlOnClient(pool), ...this.leaseParams))) this.markLost();
-    return !this.lost;
+  /** Extends the lease (inside `tx`, the reset's transaction, when given); `false` once it is lost. */
+  renew(tx?: SqlOnClient): Promise<boolean> {
+    return this.held.renew(tx);
   }
 
   /** Renews the lease or throws {@link ResetLeaseLostError}; run before every step of the reset. */
   async assertHeld(): Promise<void> {
     if (!(await this.renew())) throw new ResetLeaseLostError();
   }
+}
 
-  markLost(): void {
-    if (!this.lost) this.logger.warn({ lease: this.name }, 'course-reset lease lost');
-    this.lost = true;
-  }
-
-  get isLost(): boolean {
-    return this.lost;
-  }
-
-  /** Stops renewing and deletes the row if it is still this owner's (a lease taken over is left to its new owner). */
-  async release(): Promise<void> {
-    clearInterval(this.timer);
-    await releaseLease(this.orm, this.name, this.owner).catch((error: unknown) =>
-      this.logger.warn({ err: error, lease: this.name }, 'could not release the course-reset lease; it expires on its own'),
-    );
-  }
+/**
+ * Runs `work` holding the course's reset lease, renewed on a timer four times per lifetime while a single step takes
+ * its time; `{ held: false }` when another reset of the course holds it.
+ */
+export function withResetLease<T>(
+  orm: MikroORM,
+  logger: Logger,
+  courseId: string,
+  ttlSeconds: number,
+  work: (lease: ResetLease) => Promise<T>,
+): Promise<LeaseOutcome<T>> {
+  const request = { name: lockNames.courseReset(courseId), ttlSeconds, renewalsPerLifetime: 4, logger };
+  return withLease(orm, request, (held) => work(new ResetLease(held)));
 }
 
 /** Which of the course's other locks are held now: an assessment operation, or a course-level write. */

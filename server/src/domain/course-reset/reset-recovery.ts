@@ -11,7 +11,7 @@ import { markCodesUnknown } from '../settings/verification-records.js';
 import { commitLocalReset } from './local-reset.js';
 import { NO_PRESET_ASSIGNMENTS, type PresetAssignmentCleanup } from './preset-assignments.js';
 import { deleteJournal, type JournalEntry, type ResetJournal } from './reset-journal.js';
-import { ResetLease, RESET_LEASE_TTL_SECONDS } from './reset-lease.js';
+import { RESET_LEASE_TTL_SECONDS, withResetLease, type ResetLease } from './reset-lease.js';
 
 /**
  * Settles a course reset whose process died (`reset-journal.ts`), once its lease has expired, so the LMS's codes and
@@ -61,16 +61,16 @@ export class ResetRecovery {
   async sweep(lmsFor: (courseId: string, preferredLmsUserId: string) => Promise<LmsApi | null>): Promise<Record<string, RecoveryOutcome>> {
     const outcomes: Record<string, RecoveryOutcome> = {};
     for (const courseId of await this.deps.journal.abandoned()) {
-      const lease = await ResetLease.acquire(this.deps.orm, this.deps.logger, courseId, this.deps.leaseTtlSeconds ?? RESET_LEASE_TTL_SECONDS);
-      if (lease === null) continue;
-      try {
-        outcomes[courseId] = await this.settle(courseId, lease, (preferred) => lmsFor(courseId, preferred), SYSTEM_ACTOR);
-      } catch (error) {
-        this.deps.logger.error({ err: error, courseId }, 'an interrupted course reset could not be settled; it is tried again');
-        outcomes[courseId] = 'pending';
-      } finally {
-        await lease.release();
-      }
+      const ttlSeconds = this.deps.leaseTtlSeconds ?? RESET_LEASE_TTL_SECONDS;
+      const outcome = await withResetLease(this.deps.orm, this.deps.logger, courseId, ttlSeconds, async (lease) => {
+        try {
+          return await this.settle(courseId, lease, (preferred) => lmsFor(courseId, preferred), SYSTEM_ACTOR);
+        } catch (error) {
+          this.deps.logger.error({ err: error, courseId }, 'an interrupted course reset could not be settled; it is tried again');
+          return 'pending' as const;
+        }
+      });
+      if (outcome.held) outcomes[courseId] = outcome.value;
     }
     return outcomes;
   }

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { releaseLease, renewLease, tryAcquireLease } from '../../db/leases.js';
+import { leaseNames, withLease } from '../../db/leases.js';
 import type { LmsApi } from '../../lms/api.js';
 import type { LmsClientSettings } from '../../lms/client.js';
 import type { GrantHolder } from '../../lms/connector.js';
@@ -50,7 +49,7 @@ export interface BatchReport {
  * is renewed every third of that while the batch runs, so a holder that dies blocks the others for at most this long,
  * and one that stops releases it at once.
  */
-export const VERIFIER_LEASE = 'access-code-verifier';
+export const VERIFIER_LEASE = leaseNames.verifier;
 export const VERIFIER_LEASE_SECONDS = 30;
 const BUDGET_KEY = 'lms-calls';
 
@@ -90,29 +89,13 @@ export class BackgroundVerifier {
   }
 
   private async leasedBatch(): Promise<BatchReport> {
-    const owner = randomUUID();
-    const leaseSeconds = this.deps.leaseSeconds ?? VERIFIER_LEASE_SECONDS;
-    if (!(await tryAcquireLease(this.deps.orm, VERIFIER_LEASE, owner, leaseSeconds))) return { ran: false, checked: 0, unchecked: 0, deferred: 0 };
-    let leaseLost = false;
-    const renewal = setInterval(() => {
-      renewLease(this.deps.orm.em.getConnection(), VERIFIER_LEASE, owner, leaseSeconds).then(
-        (held) => {
-          if (!held) leaseLost = true;
-        },
-        (error: unknown) => this.deps.logger.warn({ err: error }, 'could not renew the verifier lease'),
-      );
-    }, (leaseSeconds * 1000) / 3);
-    renewal.unref();
-    try {
+    const lease = { name: VERIFIER_LEASE, ttlSeconds: this.deps.leaseSeconds ?? VERIFIER_LEASE_SECONDS, renewalsPerLifetime: 3, logger: this.deps.logger };
+    const outcome = await withLease(this.deps.orm, lease, async (held) => {
       const { batchSize, recheckMinutes } = this.deps.config;
       const due = await this.deps.settings.dueForVerification(batchSize, new Date(Date.now() - recheckMinutes * 60_000));
-      return { ran: true, ...(await this.checkAll(due, () => this.stopped || leaseLost)) };
-    } finally {
-      clearInterval(renewal);
-      await releaseLease(this.deps.orm, VERIFIER_LEASE, owner).catch((error: unknown) =>
-        this.deps.logger.warn({ err: error }, 'could not release the verifier lease; it expires on its own'),
-      );
-    }
+      return { ran: true, ...(await this.checkAll(due, () => this.stopped || held.isLost)) };
+    });
+    return outcome.held ? outcome.value : { ran: false, checked: 0, unchecked: 0, deferred: 0 };
   }
 
   private async checkAll(due: readonly VerificationDue[], shouldStop: () => boolean) {

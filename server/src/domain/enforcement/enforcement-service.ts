@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import { audited, failedWithCode, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
@@ -13,7 +14,6 @@ import {
   type AssessmentSettings,
   type CourseDefaults,
   type RedactedAssessmentSettings,
-  type VerificationStatus,
 } from '../settings/model.js';
 import type { SettingsRepository } from '../settings/settings-repository.js';
 import { LmsCodeReader, type AccessCodeVerification } from './access-code-verification.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AssignmentStatus } from '@exb/shared/admin-tool-presets.js';
-import { releaseLease, tryAcquireLease } from '../../db/leases.js';
+import { leaseNames, withLease } from '../../db/leases.js';
 import type { LmsApi } from '../../lms/api.js';
 import { mapLimited } from '../admin/background.js';
 import type { AdminReconciler } from '../admin/summary-service.js';
@@ -24,7 +24,7 @@ export const PRESET_LOCK_TTL_SECONDS = 120;
 /** Courses of one pass synchronized at once: bounded, so a pass neither floods the LMS nor the database pool. */
 const SYNC_CONCURRENCY = 4;
 
-export const presetLockName = (presetId: string) => `tool-preset:${presetId}`;
+export const presetLockName = leaseNames.toolPreset;
 
 export interface ReconcilerDependencies {
   readonly orm: MikroORM;
@@ -46,16 +46,9 @@ export class PresetReconciler implements AdminReconciler {
    * nothing was done, and the caller may simply ask again.
    */
   async presetPass(accountId: string, presetId: string, statuses: readonly AssignmentStatus[], lms: LmsApi, batchSize: number): Promise<PassResult | null> {
-    const owner = randomUUID();
-    const lock = presetLockName(presetId);
-    if (!(await tryAcquireLease(this.deps.orm, lock, owner, PRESET_LOCK_TTL_SECONDS))) return null;
-    try {
-      return await this.pass({ accountId, presetId, statuses }, lms, batchSize);
-    } finally {
-      await releaseLease(this.deps.orm, lock, owner).catch((error: unknown) =>
-        this.deps.logger.warn({ err: error, lock }, 'could not release a preset lock; it expires on its own'),
-      );
-    }
+    const lease = { name: presetLockName(presetId), ttlSeconds: PRESET_LOCK_TTL_SECONDS, logger: this.deps.logger };
+    const outcome = await withLease(this.deps.orm, lease, () => this.pass({ accountId, presetId, statuses }, lms, batchSize));
+    return outcome.held ? outcome.value : null;
   }
 
   /** The summary's background work: at most one batch of the account's pending rows, of any preset. */

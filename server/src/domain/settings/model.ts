@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ExbUrlRule, ExternalToolConfig } from '@exb/shared/exb-policy.js';
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 
 /**
  * The per-assessment and per-course settings as the domain sees them: secrets in plain text (sealed only at rest by
@@ -11,10 +12,6 @@ export const CONTENT_TYPES = ['CLASSIC_QUIZ', 'NEW_QUIZ'] as const;
 export const contentTypeSchema = z.enum(CONTENT_TYPES);
 export type ContentType = z.infer<typeof contentTypeSchema>;
 
-/** `unverified` marks legacy records whose LMS access code was never checked. */
-export const VERIFICATION_STATUSES = ['verified', 'missing', 'stale', 'unverified'] as const;
-export const verificationStatusSchema = z.enum(VERIFICATION_STATUSES);
-export type VerificationStatus = z.infer<typeof verificationStatusSchema>;
 
 /** An assessment as last discovered in the LMS. */
 export interface CachedAssessment {

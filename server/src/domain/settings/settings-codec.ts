@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { EXB_POLICY_LIMITS, exbUrlRuleSchema, externalToolConfigSchema } from '@exb/shared/exb-policy.js';
 import { open, seal } from '../../security/aead.js';
 import { deriveKey } from '../../security/derived-keys.js';
-import { verificationStatusSchema, type AssessmentSettings, type CourseDefaults } from './model.js';
+import { verificationStatusSchema } from '@exb/shared/verification-status.js';
+import type { AssessmentSettings, CourseDefaults } from './model.js';
 
 /**
  * The one codec of the stored settings rows (`assessment_setting`, `course_defaults`): the columns every statement

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SqlOnClient } from '../../db/pg-transaction.js';
-import { verificationStatusSchema, type ContentType, type VerificationStatus } from './model.js';
+import { verificationStatusSchema, type VerificationStatus } from '@exb/shared/verification-status.js';
+import type { ContentType } from './model.js';
 import { checkCourse, checkScope } from './settings-scope.js';
 
 /**

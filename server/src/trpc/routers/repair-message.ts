@@ -1,4 +1,4 @@
-import type { VerificationStatus } from '../../domain/settings/model.js';
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 
 /** What a re-apply answers, by what the check right after it found. */
 export function repairMessage(status: VerificationStatus): string {

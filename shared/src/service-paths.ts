@@ -1,0 +1,83 @@
+/**
+ * Routes of the service that its own scripts and pages call (the detector on LMS pages, the tool's pages, the
+ * benchmarks), each with its method and its route pattern as the service registers it: `:name` is one path segment,
+ * `*` the rest of the path. A server test holds every entry to a registered route, so a moved route fails there
+ * instead of in a browser.
+ *
+ * No dependencies, so browser bundles can import it.
+ */
+
+export interface ServiceRoute {
+  readonly method: 'GET' | 'HEAD' | 'POST';
+  readonly path: string;
+}
+
+/** The detector script an LMS theme loads on every page, and its older address. */
+export const DETECTOR_SCRIPT_ROUTE = { method: 'GET', path: '/js/lms-exb-detector.js' } as const;
+export const DETECTOR_SCRIPT_ALIAS_ROUTE = { method: 'GET', path: '/api/exb/lms-detector.js' } as const;
+export const THEME_LOADER_ROUTE = { method: 'GET', path: '/js/lms-exb-theme-loader.js' } as const;
+export const DETECTOR_TRACE_ROUTE = { method: 'POST', path: '/api/debug/lms-detector-trace' } as const;
+/** The detector's questions on a quiz page (Document 3, "Proof, redemption"). */
+export const REQUIREMENT_ROUTE = { method: 'GET', path: '/api/exb/requirement/*' } as const;
+export const ACCESS_PROOF_ROUTE = { method: 'POST', path: '/api/exb/access-proof/:courseId/:quizId' } as const;
+export const ACCESS_CODE_ROUTE = { method: 'POST', path: '/api/exb/access-code/:courseId/:quizId' } as const;
+export const TOOLS_ROUTE = { method: 'GET', path: '/api/exb/tools/:courseId/:quizId' } as const;
+export const EXIT_SESSION_ROUTE = { method: 'GET', path: '/exb/exit/session/:courseId/:quizId/:grant' } as const;
+/** The pages the detector sends a browser to when the exam browser is required. */
+export const REQUIRED_BROWSER_VIEW_ROUTE = { method: 'GET', path: '/exb/quiz/:courseId/:quizId' } as const;
+export const REQUIRED_NEW_QUIZ_VIEW_ROUTE = { method: 'GET', path: '/exb/new-quiz/:courseId/:quizId' } as const;
+/** The student's download: the grant, the hand-off page, the file itself, and the LMS session's readiness. */
+export const CONFIG_GRANT_ROUTE = { method: 'POST', path: '/api/exb/config-grant/:courseId/:contentId' } as const;
+export const LAUNCH_HANDOFF_ROUTE = { method: 'GET', path: '/exb/launch-handoff' } as const;
+export const CONFIG_DOWNLOAD_ROUTE = { method: 'GET', path: '/exb/config/:courseId/:fileName' } as const;
+export const SESSION_READINESS_ROUTE = { method: 'POST', path: '/api/exb/session-readiness' } as const;
+export const SESSION_READINESS_DISMISS_ROUTE = { method: 'POST', path: '/api/exb/session-readiness/dismiss' } as const;
+/** The LTI 1.3 login initiation the LMS starts a launch with. */
+export const LTI_LOGIN_ROUTE = { method: 'POST', path: '/lti/login' } as const;
+
+/** Every route above by name: the list a server test holds against the registered routes. */
+export const SERVICE_ROUTES = {
+  detectorScript: DETECTOR_SCRIPT_ROUTE,
+  detectorScriptAlias: DETECTOR_SCRIPT_ALIAS_ROUTE,
+  themeLoader: THEME_LOADER_ROUTE,
+  detectorTrace: DETECTOR_TRACE_ROUTE,
+  requirement: REQUIREMENT_ROUTE,
+  accessProof: ACCESS_PROOF_ROUTE,
+  accessCode: ACCESS_CODE_ROUTE,
+  tools: TOOLS_ROUTE,
+  exitSession: EXIT_SESSION_ROUTE,
+  requiredBrowserView: REQUIRED_BROWSER_VIEW_ROUTE,
+  requiredNewQuizView: REQUIRED_NEW_QUIZ_VIEW_ROUTE,
+  configGrant: CONFIG_GRANT_ROUTE,
+  launchHandoff: LAUNCH_HANDOFF_ROUTE,
+  configDownload: CONFIG_DOWNLOAD_ROUTE,
+  sessionReadiness: SESSION_READINESS_ROUTE,
+  sessionReadinessDismiss: SESSION_READINESS_DISMISS_ROUTE,
+  ltiLogin: LTI_LOGIN_ROUTE,
+} as const satisfies Record<string, ServiceRoute>;
+
+export type ServiceRouteName = keyof typeof SERVICE_ROUTES;
+
+/** What a filled-in segment may not contain: it would leave its segment, or the path. */
+const UNSAFE_SEGMENT = /[/?#\\]|^\.{0,2}$/;
+
+/**
+ * The path of `route` with its `:name` segments filled in order by `segments`, and `*` by the remaining ones joined with
+ * `/`. Segments are taken as given (callers encode or validate them); one that would leave its place, or a count that
+ * does not fit the pattern, throws, so a bug fails loudly instead of calling another route.
+ */
+export function servicePath(route: ServiceRoute, segments: readonly string[] = []): string {
+  let next = 0;
+  const path = route.path.replace(/:\w+|\*/g, (part) => {
+    const taken = part === '*' ? segments.slice(next) : segments.slice(next, next + 1);
+    next += taken.length;
+    if (taken.length === 0 || taken.some((segment) => UNSAFE_SEGMENT.test(segment))) unexpectedSegments();
+    return taken.join('/');
+  });
+  if (next !== segments.length) unexpectedSegments();
+  return path;
+}
+
+function unexpectedSegments(): never {
+  throw new RangeError('path segments that do not fit the route');
+}
