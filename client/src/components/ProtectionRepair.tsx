@@ -1,9 +1,10 @@
+import type { VerificationStatus } from '@exb/shared/verification-status.js';
 import { Button, Flex, Text, View } from '@instructure/ui';
 import { useTranslation } from 'react-i18next';
 import { verificationReasonText } from '../lib/verification-reasons';
 
 /** The states of an LMS check that need words: every one but a confirmed code. */
-export type UnconfirmedStatus = 'missing' | 'stale' | 'unverified';
+export type UnconfirmedStatus = Exclude<VerificationStatus, 'verified'>;
 
 export interface ProtectionRepairProps {
   status: UnconfirmedStatus;
