@@ -35,6 +35,7 @@ export {
   englishPolicyText,
   isPolicyMessageKey,
   policyMessage,
+  refOf,
   renderPolicyMessage,
   schemaPolicyMessage,
   type PolicyMessage,
