@@ -14,6 +14,7 @@ const ACTION_KEYS = {
   'password.reveal': 'teacher:audit.action.passwordReveal',
   'password.rotate': 'teacher:audit.action.passwordRotate',
   'exam-tool.copy': 'teacher:audit.action.examToolCopy',
+  'url-rule.rewrite': 'teacher:audit.action.urlRuleRewrite',
   'tool-preset.create': 'teacher:audit.action.toolPresetCreate',
   'tool-preset.update': 'teacher:audit.action.toolPresetUpdate',
   'tool-preset.delete': 'teacher:audit.action.toolPresetDelete',

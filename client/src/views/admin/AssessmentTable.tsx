@@ -5,6 +5,7 @@ import { DataTable, type TableColumn } from '../../components/DataTable';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import type { AdminAssessment, CourseDetail } from './model';
 import { BadgeList } from '../../components/BadgeList';
+import { AdminAssessmentUrlRuleReadings } from './UrlRuleReadings';
 
 /** The badges of an assessment's state, in the words an administrator reads at a glance. */
 function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
@@ -49,7 +50,16 @@ export function AssessmentTable({ course, onManage, registerActionButton }: Asse
     { id: 'quiz', header: t('quizzes.column.quiz'), rowHeader: true, render: (assessment) => <QuizTitle assessment={assessment} /> },
     { id: 'type', header: t('quizzes.column.type'), render: (assessment) => t(`contentType.${assessment.contentType}`) },
     { id: 'exb', header: t('quizzes.column.exb'), render: (assessment) => <EnforcementSwitch courseId={course.id} assessment={assessment} /> },
-    { id: 'state', header: t('quizzes.column.status'), render: (assessment) => <StatusBadges assessment={assessment} /> },
+    {
+      id: 'state',
+      header: t('quizzes.column.status'),
+      render: (assessment) => (
+        <>
+          <StatusBadges assessment={assessment} />
+          <AdminAssessmentUrlRuleReadings courseId={course.id} assessmentId={assessment.id} />
+        </>
+      ),
+    },
     {
       id: 'actions',
       header: t('quizzes.column.actions'),

@@ -25,6 +25,7 @@ import { fieldKey } from './form-errors';
 import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
+import { CourseUrlRuleReadings, UrlRuleReadingList, useUrlRuleReadings } from './UrlRuleReadings';
 import { useVerification, useVerificationRefetch, VerificationNotice } from './Verification';
 
 type Outcome = { variant: 'success' | 'error'; text: string };
@@ -200,11 +201,13 @@ function AssessmentTable({
   // An LMS frame can be narrow: below this width each assessment becomes a stacked block instead of a wide row.
   const narrow = useMediaQuery('(max-width: 44rem)');
   const verification = useVerification().data ?? {};
+  const ruleReadings = useUrlRuleReadings().data;
   return (
     <View as="div">
       <Heading level="h2" margin="0 0 small">
         {t('assessments.heading')}
       </Heading>
+      <CourseUrlRuleReadings scope={scope} onOpenCourseDefaults={onOpenCourseDefaults} />
       <Table caption={t('assessments.caption', { course: scope.courseName })} layout={narrow ? 'stacked' : 'auto'} hover>
         <Table.Head>
           <Table.Row>
@@ -240,6 +243,14 @@ function AssessmentTable({
                 <Table.Cell>
                   <StatusBadges setting={setting} verification={verification[assessment.id]} />
                   <VerificationNotice assessment={assessment} setting={setting} record={verification[assessment.id]} />
+                  {/* The course defaults' marked rules are shown once above the list; here only the assessment's own. */}
+                  <UrlRuleReadingList
+                    scope={scope}
+                    readings={(ruleReadings?.assessments[assessment.id] ?? []).filter((reading) => reading.source === 'assessment')}
+                    assessment={assessment}
+                    onOpenCourseDefaults={onOpenCourseDefaults}
+                    onEditAssessment={() => onEdit(assessment.id)}
+                  />
                 </Table.Cell>
                 <Table.Cell textAlign="end">
                   <Button

@@ -13,6 +13,7 @@ import { savedPolicies } from './policy-draft';
 import { PolicyForm } from './PolicyForm';
 import { useCourseDefaults } from './queries';
 import { useLeaveGuard, useWarnBeforeUnload } from './unsaved-changes';
+import { effectiveReadings, UrlRuleReadingList, useUrlRuleReadings } from './UrlRuleReadings';
 import { useVerification, VerificationNotice } from './Verification';
 
 /** One assessment's exam settings: enforcement, allowed websites, tools and passwords. */
@@ -37,6 +38,7 @@ export function PolicyEditor({
   const status = useQuery(trpc.instructor.enforcement.status.queryOptions(statusInput));
   const defaults = useCourseDefaults(scope);
   const verification = useVerification().data?.[assessment.id];
+  const ruleReadings = useUrlRuleReadings().data;
   const headingRef = useRef<HTMLElement | null>(null);
   // A reset replaces the stored policy; a new form instance starts again from what the server then shows.
   const [formVersion, setFormVersion] = useState(0);
@@ -70,6 +72,7 @@ export function PolicyEditor({
         <StatusBadges setting={setting} verification={verification} />
       </Flex>
       <VerificationNotice assessment={assessment} setting={setting} record={verification} />
+      <UrlRuleReadingList scope={scope} readings={effectiveReadings(ruleReadings, assessment.id)} assessment={assessment} onOpenCourseDefaults={onOpenCourseDefaults} />
 
       <EnforcementSection
         scope={scope}

@@ -1,0 +1,77 @@
+import { Button, Flex, Text, View } from '@instructure/ui';
+import type { PolicyMessageRef } from '@exb/shared/exb-policy.js';
+import { useTranslation } from 'react-i18next';
+import { translatePolicyMessage } from '../lib/trpc';
+
+/** A stored URL rule the exam browser reads differently (`storedRuleReading` on the server), as the views receive it. */
+export interface UrlRuleReading {
+  readonly source: 'course' | 'assessment';
+  readonly match: 'exact' | 'domain';
+  readonly value: string;
+  readonly reason: { readonly messageKey: string; readonly values?: Readonly<Record<string, unknown>> };
+  readonly faithful: string | null;
+}
+
+/**
+ * One marked rule beside an assessment's verification: the rule, why the exam browser reads it differently, and the
+ * repair: one click to its faithful form where one means the same page, otherwise a way to the editor at that rule.
+ * Shared by the teacher's view and the administrator's course detail, which supply the actions.
+ */
+export function UrlRuleReadingNotice({
+  reading,
+  onRewrite,
+  onChange,
+  busy,
+  error,
+}: {
+  reading: UrlRuleReading;
+  /** Absent where the viewer may not rewrite (then only the explanation shows). */
+  onRewrite?: (() => void) | undefined;
+  /** Opens the editor at the rule; absent where the viewer has no editor. */
+  onChange?: (() => void) | undefined;
+  busy: boolean;
+  error?: string | null | undefined;
+}) {
+  const { t } = useTranslation('teacher');
+  const reason = translatePolicyMessage(reading.reason as PolicyMessageRef);
+  return (
+    <View as="div" margin="xx-small 0 0" borderWidth="0 0 0 medium" borderColor="warning" padding="0 0 0 x-small">
+      <Text as="p" size="small" weight="bold">
+        {t('urlRuleReadings.title')}
+      </Text>
+      <Text as="p" size="small" wrap="break-word">
+        {t(reading.source === 'course' ? 'urlRuleReadings.inCourse' : 'urlRuleReadings.inAssessment')}{' '}
+        <code>{reading.value}</code>
+      </Text>
+      <Text as="p" size="small">
+        {reason}
+      </Text>
+      {reading.faithful !== null ? (
+        <Text as="p" size="small" wrap="break-word">
+          {t('urlRuleReadings.faithful')} <code>{reading.faithful}</code>
+        </Text>
+      ) : (
+        <Text as="p" size="small">
+          {t('urlRuleReadings.noFaithful')}
+        </Text>
+      )}
+      <Flex gap="x-small" wrap="wrap" margin="xx-small 0 0">
+        {reading.faithful !== null && onRewrite !== undefined && (
+          <Button size="small" color="primary" interaction={busy ? 'disabled' : 'enabled'} onClick={onRewrite}>
+            {t('urlRuleReadings.rewrite')}
+          </Button>
+        )}
+        {reading.faithful === null && onChange !== undefined && (
+          <Button size="small" onClick={onChange}>
+            {t('urlRuleReadings.change')}
+          </Button>
+        )}
+      </Flex>
+      {error ? (
+        <Text as="p" size="small" color="danger">
+          {error}
+        </Text>
+      ) : null}
+    </View>
+  );
+}
