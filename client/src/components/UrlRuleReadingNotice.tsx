@@ -12,6 +12,11 @@ export interface UrlRuleReading {
   readonly faithful: string | null;
 }
 
+/** An address as code, broken anywhere: a long address must not widen a narrow table's stacked rows. */
+function Address({ value }: { value: string }) {
+  return <code style={{ overflowWrap: 'anywhere', wordBreak: 'break-all' }}>{value}</code>;
+}
+
 /**
  * One marked rule beside an assessment's verification: the rule, why the exam browser reads it differently, and the
  * repair: one click to its faithful form where one means the same page, otherwise a way to the editor at that rule.
@@ -23,6 +28,7 @@ export function UrlRuleReadingNotice({
   onChange,
   busy,
   error,
+  changedByTeachers = false,
 }: {
   reading: UrlRuleReading;
   /** Absent where the viewer may not rewrite (then only the explanation shows). */
@@ -31,6 +37,8 @@ export function UrlRuleReadingNotice({
   onChange?: (() => void) | undefined;
   busy: boolean;
   error?: string | null | undefined;
+  /** The viewer is not the one who changes a rule without a faithful form (the administrator): say who does. */
+  changedByTeachers?: boolean;
 }) {
   const { t } = useTranslation('teacher');
   const reason = translatePolicyMessage(reading.reason as PolicyMessageRef);
@@ -41,18 +49,18 @@ export function UrlRuleReadingNotice({
       </Text>
       <Text as="p" size="small" wrap="break-word">
         {t(reading.source === 'course' ? 'urlRuleReadings.inCourse' : 'urlRuleReadings.inAssessment')}{' '}
-        <code>{reading.value}</code>
+        <Address value={reading.value} />
       </Text>
       <Text as="p" size="small">
         {reason}
       </Text>
       {reading.faithful !== null ? (
         <Text as="p" size="small" wrap="break-word">
-          {t('urlRuleReadings.faithful')} <code>{reading.faithful}</code>
+          {t('urlRuleReadings.faithful')} <Address value={reading.faithful} />
         </Text>
       ) : (
         <Text as="p" size="small">
-          {t('urlRuleReadings.noFaithful')}
+          {t(changedByTeachers ? 'urlRuleReadings.noFaithfulElsewhere' : 'urlRuleReadings.noFaithful')}
         </Text>
       )}
       <Flex gap="x-small" wrap="wrap" margin="xx-small 0 0">

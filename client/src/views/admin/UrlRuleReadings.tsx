@@ -39,6 +39,7 @@ export function AdminUrlRuleReadingList({ courseId, readings, assessmentId }: { 
           key={`${reading.source}:${reading.value}`}
           reading={reading}
           busy={rewrite.isPending}
+          changedByTeachers
           error={rewrite.error !== null && rewrite.variables?.value === reading.value ? readServerError(rewrite.error).message : null}
           onRewrite={() =>
             rewrite.mutate({ courseId, ...(reading.source === 'assessment' && assessmentId !== undefined ? { assessmentId } : {}), value: reading.value })
