@@ -68,6 +68,19 @@ const LANGUAGES = [
   },
 ];
 
+/** Lets the tool's transitions (a tab panel or an alert fading in) finish, so a screenshot shows the settled page. */
+async function settled(frame: Frame, page: Page): Promise<void> {
+  await frame.evaluate(() =>
+    Promise.allSettled(
+      document
+        .getAnimations()
+        .filter((animation) => animation.effect?.getComputedTiming().iterations !== Infinity)
+        .map((animation) => animation.finished),
+    ),
+  );
+  await page.waitForTimeout(350);
+}
+
 /** How wide the tool's frame is in the narrow steps: a phone held upright. */
 const NARROW = { width: 360, height: 800 };
 const WIDE = { width: 1100, height: 900 };
@@ -147,6 +160,7 @@ for (const language of LANGUAGES) {
       // The midterm's own rule, beside its verification in its row.
       const row = s.tool.getByRole('row').filter({ hasText: 'Midterm exam' }).first();
       await s.visible(notice(row, ENCODED));
+      await settled(s.tool, s.page);
       await s.screenshot(`${language.locale}-01-teacher-marked`);
       await narrowShot(s.page, `${language.locale}-02-teacher-marked-360`, (name) => s.screenshot(name), s.tool);
       expect(await seriousViolations(s.page, { frame: 'iframe#tool_content' })).toEqual([]);
@@ -161,6 +175,7 @@ for (const language of LANGUAGES) {
       await expect.poll(() => courseBlock.locator('code', { hasText: PLUS }).count(), { timeout: 10_000 }).toBe(0);
       expect((await s.settings.loadAssessmentSettings(COURSE, CONTENT_ID))?.urlRules.map((rule) => rule.value)).toEqual([ENCODED_FAITHFUL]);
       expect((await s.settings.loadCourseDefaults(COURSE))?.urlRules.map((rule) => rule.value)).toEqual([PLUS_FAITHFUL, WHOLE_HOST]);
+      await settled(s.tool, s.page);
       await s.screenshot(`${language.locale}-03-teacher-rewritten`);
       expect(await seriousViolations(s.page, { frame: 'iframe#tool_content' })).toEqual([]);
     });
@@ -179,6 +194,7 @@ for (const language of LANGUAGES) {
       const courseBlock = s.tool.getByRole('region', { name: language.courseHeading });
       await notice(courseBlock, WHOLE_HOST).getByRole('button', { name: language.change }).click();
       await expect.poll(() => s.tool.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value ?? null), { timeout: 10_000 }).toBe(WHOLE_HOST);
+      await settled(s.tool, s.page);
       await s.screenshot(`${language.locale}-05-teacher-change-rule`);
       await s.tool.getByRole('tab', { name: language.assessmentsTab }).click();
     });
@@ -222,6 +238,7 @@ for (const language of LANGUAGES) {
       expect(await courseBlock.getByRole('button', { name: language.change }).count()).toBe(0);
 
       const shot = async (name: string) => {
+        await settled(frame, page);
         const height = await frame.evaluate(() => document.documentElement.scrollHeight);
         await page.evaluate((h) => void (document.querySelector<HTMLIFrameElement>('iframe#tool_content')!.style.height = `${h + 4}px`), height);
         await page.screenshot({ path: `${s.shots}/${name}.png`, fullPage: true });
