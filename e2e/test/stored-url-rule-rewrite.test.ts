@@ -19,6 +19,8 @@ const PLUS = 'https://library.example.edu/search?q=cell+biology';
 const PLUS_FAITHFUL = 'https://library.example.edu/search?q=cell%20biology';
 /** A course rule without one: the path `/` allows the whole site. */
 const WHOLE_HOST = 'https://library.example.edu/?lang=en';
+/** What the teacher changes the rule without one to: one page of that site. */
+const CHANGED = 'https://library.example.edu/catalog?lang=en';
 /** The midterm's own rule with a faithful form: `%2F` in the query is a `/`. */
 const ENCODED = 'https://reader.example.edu/open?file=%2Fnotes%2Fweek1';
 const ENCODED_FAITHFUL = 'https://reader.example.edu/open?file=/notes/week1';
@@ -36,6 +38,9 @@ const LANGUAGES = [
     change: 'Change the rule',
     courseHeading: 'Course defaults: URL rules to check',
     defaultsTab: 'Course defaults',
+    address: 'Page address',
+    save: 'Save course defaults',
+    saved: 'Course defaults saved.',
     assessmentsTab: 'Assessments',
     settingsOf: 'Settings of Midterm exam',
     activity: 'Activity',
@@ -53,6 +58,9 @@ const LANGUAGES = [
     change: 'Regel ändern',
     courseHeading: 'Kursvorgaben: zu prüfende URL-Regeln',
     defaultsTab: 'Kursvorgaben',
+    address: 'Adresse der Seite',
+    save: 'Kursvorgaben speichern',
+    saved: 'Kursvorgaben gespeichert.',
     assessmentsTab: 'Prüfungen',
     settingsOf: 'Einstellungen für Midterm exam',
     activity: 'Aktivität',
@@ -196,7 +204,15 @@ for (const language of LANGUAGES) {
       await expect.poll(() => s.tool.evaluate(() => (document.activeElement as HTMLInputElement | null)?.value ?? null), { timeout: 10_000 }).toBe(WHOLE_HOST);
       await settled(s.tool, s.page);
       await s.screenshot(`${language.locale}-05-teacher-change-rule`);
+      // Changed to one page and saved, the rule is marked no more in the assessment list either.
+      const field = s.tool.getByRole('textbox', { name: language.address }).nth(1);
+      expect(await field.inputValue()).toBe(WHOLE_HOST);
+      await field.fill(CHANGED);
+      await s.tool.getByRole('button', { name: language.save, exact: true }).click();
+      await s.visible(s.tool.getByText(language.saved));
       await s.tool.getByRole('tab', { name: language.assessmentsTab }).click();
+      await expect.poll(() => s.tool.getByRole('region', { name: language.courseHeading }).count(), { timeout: 10_000 }).toBe(0);
+      expect((await s.settings.loadCourseDefaults(COURSE))?.urlRules.map((rule) => rule.value)).toEqual([PLUS_FAITHFUL, CHANGED]);
     });
 
     it('the administrator’s course detail marks the course rule left, and the audit trail shows the rewrites', async () => {

@@ -145,8 +145,9 @@ function DefaultsForm({
           success: true as const,
           defaults: result.defaults,
         });
-        // Effective settings of every assessment may have changed with the defaults.
+        // Effective settings of every assessment may have changed with the defaults, and so may the marked rules.
         void queryClient.invalidateQueries({ queryKey: trpc.instructor.enforcement.status.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.instructor.urlRules.readings.queryKey() });
         onSaved();
       },
       onError: refuse,

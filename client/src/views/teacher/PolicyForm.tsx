@@ -24,6 +24,7 @@ import {
   type Touched,
 } from './policy-draft';
 import { useSettingWriter } from './queries';
+import { useUrlRuleReadingsRefetch } from './UrlRuleReadings';
 import { ResetToCourseDefaults } from './ResetToCourseDefaults';
 import { SaveBar, SaveOutcome } from './SaveBar';
 import { useSaveOutcome } from './save-outcome';
@@ -58,6 +59,7 @@ export function PolicyForm({
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
+  const refetchRuleReadings = useUrlRuleReadingsRefetch();
   const client = useTRPCClient();
   const writeSetting = useSettingWriter();
   const outcome = useSaveOutcome('settings', { fallbackSection: 'quizTools' });
@@ -82,6 +84,7 @@ export function PolicyForm({
       onMutate: outcome.start,
       onSuccess: (result) => {
         writeSetting(assessment.id, result.setting);
+        refetchRuleReadings();
         const stored = sent.current ?? { draft, touched };
         savedPolicies.set(assessment.id, {
           ruleRows: stored.draft.ruleRows,

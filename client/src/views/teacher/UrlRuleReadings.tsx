@@ -14,6 +14,13 @@ export function useUrlRuleReadings() {
   return useQuery(trpc.instructor.urlRules.readings.queryOptions());
 }
 
+/** Reads the marks again after a save or reset changed stored rules (a saved rule passed today's checks). */
+export function useUrlRuleReadingsRefetch() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  return () => void queryClient.invalidateQueries({ queryKey: trpc.instructor.urlRules.readings.queryKey() });
+}
+
 /** The marked rules an assessment's configuration is built from: its own, or the course defaults' it uses. */
 export function effectiveReadings(data: { course: UrlRuleReading[]; assessments: Record<string, UrlRuleReading[]> } | undefined, contentId: string): UrlRuleReading[] {
   if (data === undefined) return [];
