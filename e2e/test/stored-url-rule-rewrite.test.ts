@@ -24,6 +24,8 @@ const CHANGED = 'https://library.example.edu/catalog?lang=en';
 /** The midterm's own rule with a faithful form: `%2F` in the query is a `/`. */
 const ENCODED = 'https://reader.example.edu/open?file=%2Fnotes%2Fweek1';
 const ENCODED_FAITHFUL = 'https://reader.example.edu/open?file=/notes/week1';
+/** The midterm's own rule without one: a `+` in the path is a plus to the site, a space to the exam browser. */
+const PATH_PLUS = 'https://reader.example.edu/c++/intro';
 
 const GERMAN: ConnectWords = { authorize: 'Tool im LMS autorisieren', refresh: 'Aus dem LMS aktualisieren', connected: /^LMS:\s*Verbunden$/ };
 
@@ -39,10 +41,10 @@ const LANGUAGES = [
     courseHeading: 'Course defaults: URL rules to check',
     defaultsTab: 'Course defaults',
     address: 'Page address',
+    websites: 'Allowed websites',
     save: 'Save course defaults',
     saved: 'Course defaults saved.',
     assessmentsTab: 'Assessments',
-    settingsOf: 'Settings of Midterm exam',
     activity: 'Activity',
     rewritten: 'URL rule rewritten as the exam browser reads it',
     admin: { authorize: 'Authorize administrator access in the LMS', courses: 'Connected courses',
@@ -59,10 +61,10 @@ const LANGUAGES = [
     courseHeading: 'Kursvorgaben: zu prüfende URL-Regeln',
     defaultsTab: 'Kursvorgaben',
     address: 'Adresse der Seite',
+    websites: 'Zugelassene Websites',
     save: 'Kursvorgaben speichern',
     saved: 'Kursvorgaben gespeichert.',
     assessmentsTab: 'Prüfungen',
-    settingsOf: 'Einstellungen für Midterm exam',
     activity: 'Aktivität',
     rewritten: 'URL-Regel so umgeschrieben, wie der Exam-Browser sie liest',
     admin: {
@@ -123,7 +125,10 @@ for (const language of LANGUAGES) {
         enabled: false,
         accessCode: null,
         usesCourseDefaults: false,
-        urlRules: [{ match: 'exact', value: ENCODED }],
+        urlRules: [
+          { match: 'exact', value: ENCODED },
+          { match: 'exact', value: PATH_PLUS },
+        ],
         externalToolIds: null,
         quizOnlyTools: [],
         startPasswordOverride: null,
@@ -181,20 +186,27 @@ for (const language of LANGUAGES) {
       const courseBlock = s.tool.getByRole('region', { name: language.courseHeading });
       await notice(courseBlock, PLUS).getByRole('button', { name: language.rewrite }).click();
       await expect.poll(() => courseBlock.locator('code', { hasText: PLUS }).count(), { timeout: 10_000 }).toBe(0);
-      expect((await s.settings.loadAssessmentSettings(COURSE, CONTENT_ID))?.urlRules.map((rule) => rule.value)).toEqual([ENCODED_FAITHFUL]);
+      expect((await s.settings.loadAssessmentSettings(COURSE, CONTENT_ID))?.urlRules.map((rule) => rule.value)).toEqual([ENCODED_FAITHFUL, PATH_PLUS]);
       expect((await s.settings.loadCourseDefaults(COURSE))?.urlRules.map((rule) => rule.value)).toEqual([PLUS_FAITHFUL, WHOLE_HOST]);
       await settled(s.tool, s.page);
       await s.screenshot(`${language.locale}-03-teacher-rewritten`);
       expect(await seriousViolations(s.page, { frame: 'iframe#tool_content' })).toEqual([]);
     });
 
-    it('the midterm’s Activity panel shows the rewrite', async () => {
-      await s.tool.getByRole('button', { name: language.settingsOf }).click();
+    it('the midterm’s own rule without a faithful form opens its settings at the websites, where the Activity panel shows the rewrite', async () => {
+      const row = s.tool.getByRole('row').filter({ hasText: 'Midterm exam' }).first();
+      await notice(row, PATH_PLUS).getByRole('button', { name: language.change }).click();
+      // The settings name the rule and why at the top; the form knows saved rules only as hosts, so the focus goes to
+      // the websites section, where the teacher replaces the list.
+      await s.visible(notice(s.tool, PATH_PLUS).getByText(language.reason, { exact: false }), PAGE_TIMEOUT_MS);
+      await expect.poll(() => s.tool.evaluate(() => document.activeElement?.textContent ?? null), { timeout: 10_000 }).toBe(language.websites);
+      await settled(s.tool, s.page);
+      await s.screenshot(`${language.locale}-04-teacher-editor-at-rule`);
       const panel = s.tool.getByTestId('activity-panel');
       await s.visible(panel.getByRole('heading', { name: language.activity }), PAGE_TIMEOUT_MS);
       await s.visible(panel.getByText(language.rewritten));
       await panel.scrollIntoViewIfNeeded();
-      await s.screenshotOf(panel, `${language.locale}-04-teacher-activity`);
+      await s.screenshotOf(panel, `${language.locale}-04-teacher-activity-panel`);
       await s.tool.getByRole('button', { name: language.locale === 'de' ? 'Alle Prüfungen' : 'All assessments' }).click();
     });
 

@@ -50,6 +50,13 @@ export function AssessmentsPanel({
   const assessments = useAssessments();
   const settings = useSettings();
 
+  // A marked rule's "Change the rule" opens the assessment's settings at that rule (its stored value).
+  const [ruleFocus, setRuleFocus] = useState<string | null>(null);
+  const editRule = (contentId: string, value: string) => {
+    setRuleFocus(value);
+    setEditing(contentId);
+  };
+
   const closeEditor = () => {
     const id = editing;
     setEditing(null);
@@ -64,8 +71,12 @@ export function AssessmentsPanel({
         scope={scope}
         assessment={current}
         setting={settings.data?.[current.id] ?? DEFAULT_SETTING}
-        onClose={closeEditor}
+        onClose={() => {
+          setRuleFocus(null);
+          closeEditor();
+        }}
         onOpenCourseDefaults={onOpenCourseDefaults}
+        focusRule={ruleFocus}
       />
     );
   }
@@ -95,6 +106,7 @@ export function AssessmentsPanel({
           assessments={assessments.data}
           settings={settings.data ?? {}}
           onEdit={setEditing}
+          onEditRule={editRule}
           registerEditButton={(id, element) => {
             if (element) editButtons.current.set(id, element);
             else editButtons.current.delete(id);
@@ -187,6 +199,7 @@ function AssessmentTable({
   assessments,
   settings,
   onEdit,
+  onEditRule,
   registerEditButton,
   onOpenCourseDefaults,
 }: {
@@ -194,6 +207,8 @@ function AssessmentTable({
   assessments: readonly Assessment[];
   settings: Readonly<Record<string, AssessmentSetting>>;
   onEdit: (id: string) => void;
+  /** Opens an assessment's settings at one of its own rules. */
+  onEditRule: (id: string, value: string) => void;
   registerEditButton: (id: string, element: HTMLElement | null) => void;
   onOpenCourseDefaults: (field?: string) => void;
 }) {
@@ -249,7 +264,7 @@ function AssessmentTable({
                     readings={(ruleReadings?.assessments[assessment.id] ?? []).filter((reading) => reading.source === 'assessment')}
                     assessment={assessment}
                     onOpenCourseDefaults={onOpenCourseDefaults}
-                    onEditAssessment={() => onEdit(assessment.id)}
+                    onEditAssessmentRule={(value) => onEditRule(assessment.id, value)}
                   />
                 </Table.Cell>
                 <Table.Cell textAlign="end">

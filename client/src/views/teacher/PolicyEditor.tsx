@@ -23,12 +23,15 @@ export function PolicyEditor({
   setting,
   onClose,
   onOpenCourseDefaults,
+  focusRule = null,
 }: {
   scope: CourseScope;
   assessment: Assessment;
   setting: AssessmentSetting;
   onClose: () => void;
   onOpenCourseDefaults: (field?: string) => void;
+  /** The stored value of an own rule to put the focus on once the form shows (a marked rule's "Change the rule"). */
+  focusRule?: string | null;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
@@ -120,6 +123,7 @@ export function PolicyEditor({
             });
           }}
           onOpenCourseDefaults={onOpenCourseDefaults}
+          focusRule={formVersion === 0 ? focusRule : null}
         />
       )}
       {leave.dialog}

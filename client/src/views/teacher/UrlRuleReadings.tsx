@@ -36,14 +36,14 @@ export function UrlRuleReadingList({
   readings,
   assessment,
   onOpenCourseDefaults,
-  onEditAssessment,
+  onEditAssessmentRule,
 }: {
   scope: CourseScope;
   readings: readonly UrlRuleReading[];
   assessment?: Assessment | undefined;
   onOpenCourseDefaults: (field?: string) => void;
-  /** Opens the assessment's settings; absent where they are already open (the marked field is in the form below). */
-  onEditAssessment?: (() => void) | undefined;
+  /** Opens the assessment's settings at the rule; absent where they are already open (the field is marked below). */
+  onEditAssessmentRule?: ((value: string) => void) | undefined;
 }) {
   const { t } = useTranslation('teacher');
   const trpc = useTRPC();
@@ -77,7 +77,11 @@ export function UrlRuleReadingList({
               value: reading.value,
             })
           }
-          onChange={reading.source === 'course' ? () => onOpenCourseDefaults(fieldKey.storedRule(reading.value)) : onEditAssessment}
+          onChange={
+            reading.source === 'course'
+              ? () => onOpenCourseDefaults(fieldKey.storedRule(reading.value))
+              : onEditAssessmentRule && (() => onEditAssessmentRule(reading.value))
+          }
         />
       ))}
     </View>
