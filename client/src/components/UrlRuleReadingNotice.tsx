@@ -43,7 +43,7 @@ export function UrlRuleReadingNotice({
   const { t } = useTranslation('teacher');
   const reason = translatePolicyMessage(reading.reason as PolicyMessageRef);
   return (
-    <View as="div" margin="xx-small 0 0" borderWidth="0 0 0 medium" borderColor="warning" padding="0 0 0 x-small">
+    <View as="div" margin="xx-small 0 x-small" borderWidth="0 0 0 medium" borderColor="warning" padding="0 0 0 x-small">
       <Text as="p" size="small" weight="bold">
         {t('urlRuleReadings.title')}
       </Text>
