@@ -120,7 +120,9 @@ function exactUrlExpressionCheck(href: string, path: PolicyPath): ExpressionChec
   if (!isFilterExpressible(href)) {
     return { ok: false, message: 'URL cannot be written as an exact filter rule ("@" or the query ".")', path };
   }
-  const faithful = exactUrlExpression(configuredExactAddress(href));
+  // A rule the editor accepts is written directly; only a stored one refused since looks for its faithful form.
+  const direct = exactUrlExpression(href);
+  const faithful = direct.ok ? direct : exactUrlExpression(configuredExactAddress(href));
   if (faithful.ok) return { ok: true, value: faithful.expression };
   const url = new URL(href);
   return { ok: true, value: `${url.protocol}//.${url.host}${url.pathname}${url.search}` };

@@ -107,7 +107,9 @@ export class AdminCourseService {
    * defaults), so they may repair one of its rules too.
    */
   async rewriteUrlRule(by: AuditedBy, accountId: string, courseId: string, assessmentId: string | undefined, value: string) {
-    const contentId = assessmentId === undefined ? (await this.changeable(accountId, courseId), null) : (await this.assessment(accountId, courseId, assessmentId)).contentId;
+    let contentId: string | null = null;
+    if (assessmentId === undefined) await this.changeable(accountId, courseId);
+    else contentId = (await this.assessment(accountId, courseId, assessmentId)).contentId;
     return this.deps.management.urlRules.rewrite(by, { courseId, contentId }, value);
   }
 
