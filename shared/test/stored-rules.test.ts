@@ -38,6 +38,8 @@ describe('storedRuleReading: every refusal category is marked with the refusal a
     ['%2A in the path', exact('https://tool.example.com/a%2Ab'), 'rule.wildcardEscape'],
     ['bytes that are not UTF-8', exact('https://tool.example.com/a%FFb'), 'rule.undecodable'],
     ['an address that is not https', exact('http://tool.example.com/page'), 'url.httpsOnly'],
+    ['a raw "@" in the path', exact('https://tool.example.com/u/a@b'), 'url.notExpressible'],
+    ['a wildcard typed as is', exact('https://tool.example.com/a*'), 'url.pattern'],
     ['a public suffix as a whole site', domain('co.uk'), 'rule.publicSuffix'],
     ['a whole site never confirmed', domain('example.org', false), 'rule.confirmWholeSite'],
   ])('%s', (_name, rule, messageKey) => {
