@@ -15,6 +15,7 @@ export const AUDIT_ACTIONS = [
   'password.reveal',
   'password.rotate',
   'exam-tool.copy',
+  'url-rule.rewrite',
   'tool-preset.create',
   'tool-preset.update',
   'tool-preset.delete',

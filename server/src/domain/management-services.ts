@@ -13,6 +13,7 @@ import { ManagementLocks } from './locks.js';
 import { PasswordRevealService } from './password-reveal/password-reveal.js';
 import { createSettingsRepository, type SettingsDatabase, type SettingsRepository } from './settings/settings-repository.js';
 import { ToolsCopyService } from './tools-copy/tools-copy-service.js';
+import { UrlRuleRepairService } from './url-rule-repair/url-rule-repair.js';
 
 /** The management services over one application's database and configuration. */
 export interface ManagementServices {
@@ -29,6 +30,8 @@ export interface ManagementServices {
   readonly passwords: PasswordRevealService;
   /** The teacher's Activity panel: recent changes and exam-day counters. */
   readonly activity: AssessmentActivityService;
+  /** Stored URL rules the exam browser reads differently, and their one-click rewrite. */
+  readonly urlRules: UrlRuleRepairService;
 }
 
 export interface ManagementDependencies {
@@ -62,5 +65,6 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     toolsCopy: new ToolsCopyService({ settings, locks, logger, audit }),
     passwords: new PasswordRevealService(settings, managedExitPassword, audit),
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
+    urlRules: new UrlRuleRepairService({ settings, locks, audit }),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  configuredExactAddress,
   exactUrlExpression,
   isFilterExpressible,
   normalizeHostname,
@@ -110,15 +111,18 @@ type ExpressionCheck = { ok: true; value: string } | { ok: false; message: strin
 
 /**
  * An exact URL as a filter expression, or why it cannot be one: the faithful form (`exactUrlExpression`: explicit
- * port, path and query spelled as the filter compares them) wherever one means that page. A rule saved before a
- * save-time refusal it fails today has none; it is written as it always was (`scheme://.host/path?query`), which the
- * filter reads as that rule always meant.
+ * port, path and query spelled as the filter compares them) wherever one means that page, for a rule saved before a
+ * save-time refusal through the address its one-click rewrite would store (`configuredExactAddress`, e.g. `?q=a+b` as
+ * `?q=a%20b`). A stored rule without one is written as it always was (`scheme://.host/path?query`), which the filter
+ * reads as that rule always meant; the teacher's and the administrator's views mark it.
  */
 function exactUrlExpressionCheck(href: string, path: PolicyPath): ExpressionCheck {
   if (!isFilterExpressible(href)) {
     return { ok: false, message: 'URL cannot be written as an exact filter rule ("@" or the query ".")', path };
   }
-  const faithful = exactUrlExpression(href);
+  // A rule the editor accepts is written directly; only a stored one refused since looks for its faithful form.
+  const direct = exactUrlExpression(href);
+  const faithful = direct.ok ? direct : exactUrlExpression(configuredExactAddress(href));
   if (faithful.ok) return { ok: true, value: faithful.expression };
   const url = new URL(href);
   return { ok: true, value: `${url.protocol}//.${url.host}${url.pathname}${url.search}` };

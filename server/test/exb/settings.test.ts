@@ -242,6 +242,23 @@ describe('buildExamSettings', () => {
     ]);
   });
 
+  it('writes a stored rule refused since in its faithful form where one means the same page', () => {
+    const settings = buildExamSettings(
+      input({
+        allowedHosts: [],
+        tools: [],
+        urlRules: [exact('https://lib.example.edu/search?q=a+b'), exact('https://lib.example.edu/login?next=%2Fhome'), exact('https://lib.example.edu/a%2Fb')],
+      }),
+    );
+    expect(expressions(settings)).toEqual([
+      'https://.canvas.example.edu',
+      'https://.exb.example.org',
+      'https://.lib.example.edu/a%2Fb',
+      'https://.lib.example.edu:443/login?next=/home',
+      'https://.lib.example.edu:443/search?q=a%20b',
+    ]);
+  });
+
   it('writes host names as punycode and drops duplicates across groups', () => {
     const settings = buildExamSettings(
       input({ allowedHosts: ['bücher.example'], tools: [], urlRules: [domain('xn--bcher-kva.example')] }),

@@ -35,6 +35,7 @@ export {
   englishPolicyText,
   isPolicyMessageKey,
   policyMessage,
+  refOf,
   renderPolicyMessage,
   schemaPolicyMessage,
   type PolicyMessage,
@@ -52,6 +53,7 @@ export {
   type ExternalToolConfig,
   type ExternalToolConfigInput,
 } from './schemas.js';
+export { configuredExactAddress, storedRuleReading, storedRuleReadings, type StoredRuleReading } from './stored-rules.js';
 export { setupCompletionProblem, setupCompletionRefusal, type SetupCompletion } from './setup.js';
 export { isVideoId, normalizeToolUrl, parseVideoId, VIDEO_TOOL_PATH_PREFIX, videoToolUrl } from './tool-urls.js';
 export {

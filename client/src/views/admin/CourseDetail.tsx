@@ -12,6 +12,7 @@ import { AssessmentTable } from './AssessmentTable';
 import { CoursePasswords } from './CoursePasswords';
 import { CourseReset } from './CourseReset';
 import { relativeTime } from './model';
+import { AdminCourseUrlRuleReadings } from './UrlRuleReadings';
 
 type Outcome = { variant: 'success' | 'error'; text: string };
 
@@ -98,6 +99,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
         {(data) => (
           <>
             <CoursePasswords key={resets} courseId={courseId} courseName={name} />
+            <AdminCourseUrlRuleReadings courseId={courseId} />
             {data.course.assessments.length === 0 ? (
               <EmptyState>
                 <Text as="p">{t('course.noQuizzes')}</Text>

@@ -25,6 +25,7 @@ import { fieldKey } from './form-errors';
 import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
+import { CourseUrlRuleReadings, UrlRuleReadingList, useUrlRuleReadings } from './UrlRuleReadings';
 import { useVerification, useVerificationRefetch, VerificationNotice } from './Verification';
 
 type Outcome = { variant: 'success' | 'error'; text: string };
@@ -49,6 +50,13 @@ export function AssessmentsPanel({
   const assessments = useAssessments();
   const settings = useSettings();
 
+  // A marked rule's "Change the rule" opens the assessment's settings at that rule (its stored value).
+  const [ruleFocus, setRuleFocus] = useState<string | null>(null);
+  const editRule = (contentId: string, value: string) => {
+    setRuleFocus(value);
+    setEditing(contentId);
+  };
+
   const closeEditor = () => {
     const id = editing;
     setEditing(null);
@@ -63,8 +71,12 @@ export function AssessmentsPanel({
         scope={scope}
         assessment={current}
         setting={settings.data?.[current.id] ?? DEFAULT_SETTING}
-        onClose={closeEditor}
+        onClose={() => {
+          setRuleFocus(null);
+          closeEditor();
+        }}
         onOpenCourseDefaults={onOpenCourseDefaults}
+        focusRule={ruleFocus}
       />
     );
   }
@@ -94,6 +106,7 @@ export function AssessmentsPanel({
           assessments={assessments.data}
           settings={settings.data ?? {}}
           onEdit={setEditing}
+          onEditRule={editRule}
           registerEditButton={(id, element) => {
             if (element) editButtons.current.set(id, element);
             else editButtons.current.delete(id);
@@ -186,6 +199,7 @@ function AssessmentTable({
   assessments,
   settings,
   onEdit,
+  onEditRule,
   registerEditButton,
   onOpenCourseDefaults,
 }: {
@@ -193,6 +207,8 @@ function AssessmentTable({
   assessments: readonly Assessment[];
   settings: Readonly<Record<string, AssessmentSetting>>;
   onEdit: (id: string) => void;
+  /** Opens an assessment's settings at one of its own rules. */
+  onEditRule: (id: string, value: string) => void;
   registerEditButton: (id: string, element: HTMLElement | null) => void;
   onOpenCourseDefaults: (field?: string) => void;
 }) {
@@ -200,11 +216,13 @@ function AssessmentTable({
   // An LMS frame can be narrow: below this width each assessment becomes a stacked block instead of a wide row.
   const narrow = useMediaQuery('(max-width: 44rem)');
   const verification = useVerification().data ?? {};
+  const ruleReadings = useUrlRuleReadings().data;
   return (
     <View as="div">
       <Heading level="h2" margin="0 0 small">
         {t('assessments.heading')}
       </Heading>
+      <CourseUrlRuleReadings scope={scope} onOpenCourseDefaults={onOpenCourseDefaults} />
       <Table caption={t('assessments.caption', { course: scope.courseName })} layout={narrow ? 'stacked' : 'auto'} hover>
         <Table.Head>
           <Table.Row>
@@ -240,6 +258,14 @@ function AssessmentTable({
                 <Table.Cell>
                   <StatusBadges setting={setting} verification={verification[assessment.id]} />
                   <VerificationNotice assessment={assessment} setting={setting} record={verification[assessment.id]} />
+                  {/* The course defaults' marked rules are shown once above the list; here only the assessment's own. */}
+                  <UrlRuleReadingList
+                    scope={scope}
+                    readings={(ruleReadings?.assessments[assessment.id] ?? []).filter((reading) => reading.source === 'assessment')}
+                    assessment={assessment}
+                    onOpenCourseDefaults={onOpenCourseDefaults}
+                    onEditAssessmentRule={(value) => onEditRule(assessment.id, value)}
+                  />
                 </Table.Cell>
                 <Table.Cell textAlign="end">
                   <Button

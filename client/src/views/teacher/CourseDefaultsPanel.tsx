@@ -73,7 +73,8 @@ export function CourseDefaultsPanel({ scope, focusRequest = null }: { scope: Cou
   }
   return (
     <DefaultsForm
-      key={version}
+      // A rule rewritten from the assessments list changes the stored rules: the form starts again from them.
+      key={`${version}:${JSON.stringify(defaults.data.defaults.urlRules)}`}
       scope={scope}
       defaults={defaults.data.defaults}
       notice={notice}
@@ -115,10 +116,16 @@ function DefaultsForm({
   // After the tabs have drawn the panel: a field of a panel still hidden takes no focus.
   useEffect(() => {
     if (focusRequest === null) return;
-    const frame = window.requestAnimationFrame(() => focusField(focusRequest.key));
+    const frame = window.requestAnimationFrame(() => focusField(rowKeyOf(focusRequest.key)));
     return () => window.cancelAnimationFrame(frame);
+    // The rows are only read to find the requested rule; a later edit must not move the focus again.
   }, [focusRequest, focusField]);
   const [draft, setDraft] = useState<DefaultsDraft>(() => draftOf(defaults));
+  /** A stored rule named by its value (`fieldKey.storedRule`) is the field of the row holding it. */
+  const rowKeyOf = (key: string) => {
+    const row = draft.ruleRows.find((candidate) => fieldKey.storedRule(candidate.value) === key);
+    return row === undefined ? key : fieldKey.ruleValue(row.rowId);
+  };
   const [editing, setEditing] = useState<ReadonlySet<string>>(new Set());
   const [dirty, setDirty] = useState(false);
   const [copying, setCopying] = useState<{ id: string; label: string } | null>(null);
@@ -138,8 +145,9 @@ function DefaultsForm({
           success: true as const,
           defaults: result.defaults,
         });
-        // Effective settings of every assessment may have changed with the defaults.
+        // Effective settings of every assessment may have changed with the defaults, and so may the marked rules.
         void queryClient.invalidateQueries({ queryKey: trpc.instructor.enforcement.status.queryKey() });
+        void queryClient.invalidateQueries({ queryKey: trpc.instructor.urlRules.readings.queryKey() });
         onSaved();
       },
       onError: refuse,

@@ -13,6 +13,7 @@ import { savedPolicies } from './policy-draft';
 import { PolicyForm } from './PolicyForm';
 import { useCourseDefaults } from './queries';
 import { useLeaveGuard, useWarnBeforeUnload } from './unsaved-changes';
+import { effectiveReadings, UrlRuleReadingList, useUrlRuleReadings } from './UrlRuleReadings';
 import { useVerification, VerificationNotice } from './Verification';
 
 /** One assessment's exam settings: enforcement, allowed websites, tools and passwords. */
@@ -22,12 +23,15 @@ export function PolicyEditor({
   setting,
   onClose,
   onOpenCourseDefaults,
+  focusRule = null,
 }: {
   scope: CourseScope;
   assessment: Assessment;
   setting: AssessmentSetting;
   onClose: () => void;
   onOpenCourseDefaults: (field?: string) => void;
+  /** The stored value of an own rule to put the focus on once the form shows (a marked rule's "Change the rule"). */
+  focusRule?: string | null;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
@@ -37,6 +41,7 @@ export function PolicyEditor({
   const status = useQuery(trpc.instructor.enforcement.status.queryOptions(statusInput));
   const defaults = useCourseDefaults(scope);
   const verification = useVerification().data?.[assessment.id];
+  const ruleReadings = useUrlRuleReadings().data;
   const headingRef = useRef<HTMLElement | null>(null);
   // A reset replaces the stored policy; a new form instance starts again from what the server then shows.
   const [formVersion, setFormVersion] = useState(0);
@@ -70,6 +75,7 @@ export function PolicyEditor({
         <StatusBadges setting={setting} verification={verification} />
       </Flex>
       <VerificationNotice assessment={assessment} setting={setting} record={verification} />
+      <UrlRuleReadingList scope={scope} readings={effectiveReadings(ruleReadings, assessment.id)} assessment={assessment} onOpenCourseDefaults={onOpenCourseDefaults} />
 
       <EnforcementSection
         scope={scope}
@@ -117,6 +123,7 @@ export function PolicyEditor({
             });
           }}
           onOpenCourseDefaults={onOpenCourseDefaults}
+          focusRule={formVersion === 0 ? focusRule : null}
         />
       )}
       {leave.dialog}

@@ -24,6 +24,7 @@ import {
   type Touched,
 } from './policy-draft';
 import { useSettingWriter } from './queries';
+import { useUrlRuleReadingsRefetch } from './UrlRuleReadings';
 import { ResetToCourseDefaults } from './ResetToCourseDefaults';
 import { SaveBar, SaveOutcome } from './SaveBar';
 import { useSaveOutcome } from './save-outcome';
@@ -41,6 +42,7 @@ export function PolicyForm({
   onDiscard,
   onDirtyChange,
   onOpenCourseDefaults,
+  focusRule = null,
 }: {
   scope: CourseScope;
   assessment: Assessment;
@@ -55,9 +57,12 @@ export function PolicyForm({
   /** Told whenever the form starts or stops holding changes that are not saved. */
   onDirtyChange: (dirty: boolean) => void;
   onOpenCourseDefaults: (field?: string) => void;
+  /** The stored value of an own rule whose field takes the focus once the form shows. */
+  focusRule?: string | null;
 }) {
   const { t } = useTranslation(['teacher', 'common']);
   const trpc = useTRPC();
+  const refetchRuleReadings = useUrlRuleReadingsRefetch();
   const client = useTRPCClient();
   const writeSetting = useSettingWriter();
   const outcome = useSaveOutcome('settings', { fallbackSection: 'quizTools' });
@@ -70,6 +75,16 @@ export function PolicyForm({
   const sent = useRef<{ draft: PolicyDraft; touched: ReadonlySet<Touched> } | null>(null);
   const dirty = hasChanges(draft, savedDraft);
   useEffect(() => onDirtyChange(dirty), [dirty, onDirtyChange]);
+  // Opened at a marked rule: its field takes the focus from the editor's heading once the form has drawn. The form
+  // knows an assessment's saved rules only as hosts until they are replaced, so then the websites section does.
+  const focusField = focus.focus;
+  const focusRow = focusRule === null ? undefined : draft.ruleRows.find((row) => row.value === focusRule);
+  const focusKey = focusRule === null ? null : focusRow === undefined ? fieldKey.section('urlRules') : fieldKey.ruleValue(focusRow.rowId);
+  useEffect(() => {
+    if (focusKey === null) return;
+    const frame = window.requestAnimationFrame(() => focusField(focusKey));
+    return () => window.cancelAnimationFrame(frame);
+  }, [focusKey, focusField]);
 
   const change = (next: Partial<PolicyDraft>, part?: Touched) => {
     setDraft((current) => ({ ...current, ...next }));
@@ -82,6 +97,7 @@ export function PolicyForm({
       onMutate: outcome.start,
       onSuccess: (result) => {
         writeSetting(assessment.id, result.setting);
+        refetchRuleReadings();
         const stored = sent.current ?? { draft, touched };
         savedPolicies.set(assessment.id, {
           ruleRows: stored.draft.ruleRows,

@@ -6,6 +6,7 @@ import type { FormError } from './form-errors';
 import { QuestionAnswers, useInlineQuestion } from './InlineQuestion';
 import type { Assessment, CourseScope } from './model';
 import { useSettingWriter } from './queries';
+import { useUrlRuleReadingsRefetch } from './UrlRuleReadings';
 
 /**
  * Clears an assessment's own websites, tools and passwords after asking in place. A refusal is the form's (it has no
@@ -27,11 +28,13 @@ export function ResetToCourseDefaults({
   const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const writeSetting = useSettingWriter();
+  const refetchRuleReadings = useUrlRuleReadingsRefetch();
   const question = useInlineQuestion();
   const reset = useMutation(
     trpc.instructor.enforcement.resetDefaults.mutationOptions({
       onSuccess: (result) => {
         writeSetting(assessment.id, result.setting);
+        refetchRuleReadings();
         announce(t('reset.done'));
         onReset();
       },

@@ -17,6 +17,8 @@ export interface FormError {
 export const fieldKey = {
   ruleValue: (rowId: string) => `rule:${rowId}:value`,
   ruleConfirm: (rowId: string) => `rule:${rowId}:confirm`,
+  /** A stored rule named by its value, from outside the form (a marked rule's "Change the rule"); the form finds its row. */
+  storedRule: (value: string) => `stored-rule:${value}`,
   toolLabel: (rowId: string) => `tool:${rowId}:label`,
   toolUrl: (rowId: string) => `tool:${rowId}:url`,
   password: (which: 'start' | 'quit') => `password:${which}`,

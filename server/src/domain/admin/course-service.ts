@@ -105,6 +105,24 @@ export class AdminCourseService {
     };
   }
 
+  /** The course's stored URL rules the exam browser reads differently, as the course detail marks them. */
+  async urlRuleReadings(accountId: string, courseId: string) {
+    await this.connected(accountId, courseId);
+    return this.deps.management.urlRules.readings(courseId);
+  }
+
+  /**
+   * The one-click rewrite of a stored URL rule to its faithful form, for the course defaults (`assessmentId` absent) or
+   * one assessment's own policy: administrators may change a course's policy (they reset an assessment to the course
+   * defaults), so they may repair one of its rules too.
+   */
+  async rewriteUrlRule(by: AuditedBy, accountId: string, courseId: string, assessmentId: string | undefined, value: string) {
+    let contentId: string | null = null;
+    if (assessmentId === undefined) await this.changeable(accountId, courseId);
+    else contentId = (await this.assessment(accountId, courseId, assessmentId)).contentId;
+    return this.deps.management.urlRules.rewrite(by, { courseId, contentId }, value);
+  }
+
   /** Discovery with the administrator's grant, after the LMS confirms the course is still in the root account. */
   async refresh(accountId: string, courseId: string, lms: LmsApi, byLmsUserId: string) {
     await this.changeable(accountId, courseId);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_PAGE_LIMIT } from '@exb/shared/admin-courses.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { auditFilterSchema } from '../../domain/activity/audit-views.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
@@ -105,6 +106,17 @@ export const adminRouter = router({
       Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
       return rotated;
     }),
+
+    /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */
+    urlRuleReadings: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.courses.urlRuleReadings(ctx.principal.accountId, input.courseId)),
+
+    /** Addition: rewrites a stored URL rule to its faithful form (`assessmentId` absent: the course defaults' rule). */
+    rewriteUrlRule: adminMutation
+      .input(courseInput.extend({ assessmentId: assessmentId.optional(), value: z.string().max(EXB_POLICY_LIMITS.urlLength) }))
+      .mutation(async ({ ctx, input }) => ({
+        success: true as const,
+        ...(await ctx.admin.courses.rewriteUrlRule(by(ctx), ctx.principal.accountId, input.courseId, input.assessmentId, input.value)),
+      })),
 
     /** What a reset would remove (the read-only preflight), for the confirmation dialog. */
     resetPreview: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.reset.preview(ctx.principal.accountId, input.courseId, ctx.lms)),

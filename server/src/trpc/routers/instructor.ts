@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
+import { EXB_POLICY_LIMITS, exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
 import { normalizeContentId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
@@ -338,6 +338,27 @@ export const instructorRouter = router({
         const { userId: _userId, contentId: _contentId, quizId: _quizId, ...policy } = input;
         const { settings, courseDefaults } = await ctx.services.policy.saveStructured(by(ctx), ref, policy);
         return { success: true as const, message: 'Exam settings saved.', setting: ctx.services.enforcement.view(settings, courseDefaults) };
+      }),
+  }),
+
+  urlRules: router({
+    /**
+     * Addition: stored URL rules the exam browser reads differently than the editor promises, for the course defaults
+     * and by assessment (the rules its configuration is built from), each with why and its faithful form if any.
+     */
+    readings: instructorQuery.query(({ ctx }) => ctx.services.urlRules.readings(ctx.principal.courseId)),
+
+    /**
+     * Addition: one click rewrites a stored exact rule (of the course defaults, or of `quizId`'s own policy) to its
+     * faithful form; a rule without one is refused and has to be changed in the editor.
+     */
+    rewrite: instructorMutation
+      .input(z.object({ courseId: courseIdInput, quizId: assessmentIdInput.optional(), value: z.string().max(EXB_POLICY_LIMITS.urlLength) }))
+      .mutation(async ({ ctx, input }) => {
+        const courseId = requireSessionCourse(ctx.principal.courseId, input.courseId);
+        const contentId = input.quizId === undefined ? null : (await ctx.services.scope.resolve(courseId, input.quizId)).contentId;
+        const result = await ctx.services.urlRules.rewrite(by(ctx), { courseId, contentId }, input.value);
+        return { success: true as const, ...result };
       }),
   }),
 
