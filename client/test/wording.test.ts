@@ -5,7 +5,7 @@ import { errorMessage } from '../src/lib/error-message';
 import { courseFailureReason } from '../src/views/admin/failure-reasons';
 import { describeEntry, failureReason, type HistoryEntry } from '../src/views/admin/presets/model';
 import { readDifferentlyReason } from '../src/views/teacher/read-differently';
-import { verificationReasonText } from '../src/views/teacher/verification-reasons';
+import { verificationReasonText } from '../src/lib/verification-reasons';
 import { catalogue, startEnglish } from './support/i18n';
 
 beforeAll(startEnglish);
