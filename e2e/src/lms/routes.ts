@@ -3,6 +3,7 @@ import { oauthRoutes } from './oauth/routes.js';
 import { coursePageRoutes } from './pages/course-pages.js';
 import { testbedRoutes } from './pages/testbed.js';
 import { toolLaunchRoutes } from './pages/tool-launch.js';
+import { postMessageForwardingRoutes } from './platform/post-message-forwarding.js';
 import { platformRoutes } from './platform/routes.js';
 import { accountRoutes } from './rest/accounts.js';
 import { assignmentRoutes } from './rest/assignments.js';
@@ -25,6 +26,7 @@ export function allRoutes(): RouteDef[] {
     ...sessionTokenRoutes(),
     ...oauthRoutes(),
     ...platformRoutes(),
+    ...postMessageForwardingRoutes(),
     ...testbedRoutes(),
     ...examBrowserRoutes(),
     ...toolLaunchRoutes(),

@@ -90,6 +90,8 @@ export interface HarnessOptions {
    * requirement read from the database, for flows that go on from the launch to authorization and management.
    */
   complete?: boolean;
+  /** The LMS offers platform storage (`lti_storage_target`); off by default: these requests run no page script. */
+  platformStorage?: boolean;
 }
 
 export const OAUTH_CLIENT_ID = '10000000000002';
@@ -100,6 +102,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const lms = createMockLms({
     baseUrl: LMS,
     issuer: ISSUER,
+    platformStorage: options.platformStorage ?? false,
     tool: {
       baseUrl: TOOL,
       clientId: CLIENT_ID,
