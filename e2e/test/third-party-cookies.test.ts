@@ -1,0 +1,263 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import tls from 'node:tls';
+import { fileURLToPath } from 'node:url';
+import type { BrowserContext, Frame, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { DEVELOPMENT_CERTIFICATE_FILE, DEVELOPMENT_CERTIFICATE_KEY_FILE } from '../../server/src/config/dev-secrets.js';
+import { openDatabase, type Database } from '../../server/src/db/orm.js';
+import { freePort } from '../../server/src/free-port.js';
+import { createLogger } from '../../server/src/logger.js';
+import { createTestDatabase } from '../../server/test/support/database.js';
+import { startDevelopment, type DevelopmentEnvironment } from '../src/dev.js';
+import { downloadConfiguration, openConfiguration, SIMULATOR_USER_AGENT, SimulatedExamBrowser } from '../src/exb-simulator/index.js';
+import { BLOCK_THIRD_PARTY_COOKIES_ARGS, browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+import { localhostTlsCertificate } from '../src/support/tls-certificate.js';
+import {
+  approveLmsAuthorization,
+  callInFrame,
+  launchIntoToolFrame,
+  PAGE_TIMEOUT_MS,
+  waitForView,
+  watchServiceProblems,
+} from '../src/support/tool-frame.js';
+import { screenshotFolder, type ScreenshotFolder } from './screenshot-folder.js';
+
+const BUNDLES = ['../../client/dist/.vite/manifest.json', '../../detector/dist/lms-exb-detector.js'].map((bundle) =>
+  fileURLToPath(new URL(bundle, import.meta.url)),
+);
+
+const COURSE = '101';
+const QUIZ_ID = 201;
+const CONTENT_ID = `classicquiz_${QUIZ_ID}`;
+const EXIT_PASSWORD = 'leave-the-exam-browser';
+
+/**
+ * The three roles' walks in Chromium with third-party cookies blocked (`--test-third-party-cookie-phaseout`), the tool
+ * on `http://localhost` framed by the development LMS on `https://localhost` (another site). Chromium then stores no
+ * cookie a cross-site frame sets unless it is `Partitioned`; the first test shows that. Browsers that refuse even
+ * partitioned cookies in frames (Safari) keep no login transaction cookie at all: the walks model that by dropping
+ * the transaction cookie from the login's answer inside the LMS's frame, so every launch proves its browser through
+ * the LMS's platform storage (the development LMS's `post_message_forwarding` frame), as such a browser's must.
+ */
+describe.runIf(browserAvailable())('the tool in an LMS frame with third-party cookies blocked (Chromium)', { timeout: 120_000 }, () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dataDir: string;
+  let db: Database;
+  let dev: DevelopmentEnvironment;
+  let browser: LaunchedBrowser;
+  let trustedBefore: string[];
+  let screenshots: ScreenshotFolder;
+  const contexts: BrowserContext[] = [];
+  const problems: string[] = [];
+
+  beforeAll(async () => {
+    for (const bundle of BUNDLES) if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\``);
+    const certificate = localhostTlsCertificate();
+    trustedBefore = tls.getCACertificates('default');
+    tls.setDefaultCACertificates([...trustedBefore, certificate.cert]);
+    screenshots = screenshotFolder('THIRD_PARTY_COOKIES_SCREENSHOTS', 'third-party-cookies');
+
+    database = await createTestDatabase();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'exb-third-party-cookies-e2e-'));
+    db = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('silent'), poolSize: 1 });
+    await db.migrate();
+    const [port, lmsPort] = [await freePort(), await freePort()];
+    dev = await startDevelopment(
+      {
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'silent',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LMS_PORT: String(lmsPort),
+        DATABASE_URL: database.url,
+        DATA_DIR: dataDir,
+      },
+      { lmsTls: certificate },
+    );
+    // A response the test hands the browser (the login's, without its cookie) has no server address, so Chromium's
+    // local network access checks would count it as a public page and refuse its navigation to the LMS on localhost.
+    browser = await launchBrowser({ extraArgs: [...BLOCK_THIRD_PARTY_COOKIES_ARGS, '--disable-features=LocalNetworkAccessChecks'] });
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close().catch(() => undefined);
+    await browser?.close();
+    await dev?.close();
+    await db?.close();
+    await database?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (trustedBefore) tls.setDefaultCACertificates(trustedBefore);
+    screenshots?.remove();
+  });
+
+  /**
+   * The login's answer inside the LMS's frame, fetched outside the browser and handed to it without its cookies: the
+   * browser keeps no transaction cookie, as one that refuses every cookie in a cross-site frame would.
+   */
+  async function withoutFrameLoginCookies(route: Route): Promise<void> {
+    const request = route.request();
+    if (request.frame().parentFrame() === null) return route.continue();
+    const forwarded = new Set(['accept', 'accept-language', 'content-type', 'origin', 'referer', 'user-agent']);
+    const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => forwarded.has(name)));
+    const body = request.postDataBuffer();
+    // The service listens on 127.0.0.1; Node may resolve `localhost` to ::1 first.
+    const url = new URL(request.url());
+    url.hostname = '127.0.0.1';
+    const answer = await fetch(url, { method: request.method(), headers, redirect: 'manual', ...(body ? { body } : {}) });
+    const kept = [...answer.headers].filter(([name]) => name !== 'set-cookie' && name !== 'content-length' && name !== 'content-encoding');
+    await route.fulfill({ status: answer.status, headers: Object.fromEntries(kept), body: Buffer.from(await answer.arrayBuffer()) });
+  }
+
+  /** One person's browser, with every launch of the LMS frame's POSTs recorded. */
+  async function newBrowser(options: { userAgent?: string } = {}) {
+    const context = await browser.browser.newContext({ ignoreHTTPSErrors: true, ...options });
+    contexts.push(context);
+    await context.route(`${dev.serviceUrl}/lti/login`, withoutFrameLoginCookies);
+    const page = await context.newPage();
+    watchServiceProblems(page, dev.serviceUrl, problems, (url, status) => status === 403 && url.startsWith(`${dev.serviceUrl}/api/exb/config-grant/`));
+    const launches: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url() === `${dev.serviceUrl}/lti/launch`) launches.push(request.postData() ?? '');
+    });
+    return { context, page, launches };
+  }
+
+  async function shoot(page: Page, name: string): Promise<void> {
+    await page.screenshot({ path: path.join(screenshots.path, `${name}.png`), fullPage: true });
+  }
+
+  /** The launch went through the platform storage: the LMS posted it, the launch page posted it again with the values. */
+  function expectStoragePath(launches: string[], context: BrowserContext) {
+    expect(launches).toHaveLength(2);
+    const second = new URLSearchParams(launches[1]);
+    expect(second.get('lti_storage_state')).toMatch(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}\.[0-9a-z]+$/);
+    expect(second.get('lti_storage_nonce')).toMatch(/^[0-9a-f-]{36}$/);
+    return context.cookies(dev.serviceUrl).then((cookies) => expect(cookies.filter((c) => c.name.startsWith('exb_lti_tx_'))).toEqual([]));
+  }
+
+  async function launch(page: Page, button: string): Promise<Frame> {
+    return launchIntoToolFrame(page, dev.launchPageUrl, button, dev.serviceUrl);
+  }
+
+  it('blocks a cookie a cross-site frame sets, unless it is partitioned', async () => {
+    const { context, page } = await newBrowser();
+    // A server of its own answers the probe, so that Chromium's network stack, not the test, handles its cookies.
+    const probe = http.createServer((request, response) => {
+      const cookie = new URL(request.url ?? '/', 'http://probe').searchParams.get('cookie') ?? '';
+      response.writeHead(200, { 'content-type': 'text/html', 'set-cookie': cookie }).end('<p>probe</p>');
+    });
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const probeUrl = `http://localhost:${(probe.address() as AddressInfo).port}`;
+    onTestFinished(() => {
+      probe.closeAllConnections();
+      probe.close();
+    });
+    await page.goto(`${dev.lmsUrl}/`);
+    for (const cookie of ['plain=1; SameSite=None; Secure; Path=/', 'chips=1; SameSite=None; Secure; Path=/; Partitioned']) {
+      await page.evaluate(async (src) => {
+        const frame = document.createElement('iframe');
+        frame.src = src;
+        await new Promise((resolve) => {
+          frame.onload = resolve;
+          document.body.append(frame);
+        });
+      }, `${probeUrl}/cookie-probe?${new URLSearchParams({ cookie })}`);
+    }
+    const names = (await context.cookies(probeUrl)).map((cookie) => cookie.name);
+    expect(names).toContain('chips');
+    expect(names).not.toContain('plain');
+  });
+
+  it('an instructor launches, authorizes the LMS in the popup and enables the exam browser for a quiz', async () => {
+    const { context, page, launches } = await newBrowser();
+    const frame = await launch(page, 'Launch as instructor');
+    await waitForView(frame, 'teacher');
+    await expectStoragePath(launches, context);
+    await shoot(page, '1-instructor-launched');
+
+    const connect = frame.getByRole('button', { name: 'Authorize the tool in the LMS' });
+    await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
+    await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
+    await waitForView(popup, 'lms-oauth-connected');
+    await shoot(popup, '2-instructor-popup-connected');
+    await popup.close();
+    const status = await frame.evaluate(async () => (await fetch('/api/oauth2status', { credentials: 'same-origin' })).json());
+    expect(status).toEqual({ authorized: true });
+
+    expect((await callInFrame(frame, 'POST', `/api/quizzes/course/${COURSE}/refresh`)).status).toBe(200);
+    expect((await callInFrame(frame, 'PUT', `/api/quizzes/course/${COURSE}/defaults`, { quitPassword: EXIT_PASSWORD })).status).toBe(200);
+    const enabled = await callInFrame(frame, 'POST', `/api/quizzes/${COURSE}/${QUIZ_ID}/exb/enable`);
+    expect(enabled).toMatchObject({ status: 200, body: { success: true, setting: { exbRequired: true, enabled: true } } });
+    await waitForView((await launch(page, 'Launch as instructor')), 'teacher');
+    await shoot(page, '3-instructor-enforced');
+  });
+
+  it('a student launches, downloads the configuration and opens it in the simulated exam browser', async () => {
+    const { context, page, launches } = await newBrowser();
+    const frame = await launch(page, 'Launch as student 1');
+    await waitForView(frame, 'student');
+    await expectStoragePath(launches, context);
+    await shoot(page, '4-student-launched');
+
+    await frame.getByRole('button', { name: /^Download configuration for / }).click();
+    const connect = frame.getByRole('button', { name: 'Connect your LMS account' });
+    await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
+    await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
+    await waitForView(popup, 'student-session-connected');
+
+    const handoff = await waitForView(frame, 'exb-launch-handoff');
+    await shoot(page, '5-student-handoff');
+    const secrets = path.join(dataDir, 'secrets');
+    const opened = openConfiguration((await downloadConfiguration(handoff.exbLaunchUrl as string)).bytes, {
+      certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
+      privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
+    });
+    expect(opened.startUrl).toMatch(new RegExp(`^${dev.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=`));
+
+    const examBrowser = SimulatedExamBrowser.fromConfiguration(opened);
+    const exam = await newBrowser({ userAgent: SIMULATOR_USER_AGENT });
+    await exam.context.addInitScript(examBrowser.initScript());
+    await exam.page.goto(opened.startUrl!);
+    const redeemed = exam.page.waitForResponse((response) => response.url() === `${dev.serviceUrl}/api/exb/access-code/${COURSE}/${CONTENT_ID}`);
+    await exam.page.locator('#take_quiz_link').click();
+    expect((await redeemed).status()).toBe(200);
+    await exam.page.locator('#submit_quiz_form').waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await shoot(exam.page, '6-student-exam-browser-quiz');
+  });
+
+  it('an administrator launches, authorizes, sees the dashboard and connects a course', async () => {
+    const { context, page, launches } = await newBrowser();
+    const frame = await launch(page, 'Launch as administrator');
+    await waitForView(frame, 'admin');
+    await expectStoragePath(launches, context);
+    const authorize = frame.getByRole('button', { name: 'Authorize administrator access in the LMS' });
+    await authorize.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await shoot(page, '7-admin-launched');
+    const [popup] = await Promise.all([page.waitForEvent('popup'), authorize.click()]);
+    await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
+    await popup.getByRole('heading', { name: 'Connected to the LMS' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await popup.close();
+    await frame.getByRole('tab', { name: 'Connected courses' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const connected = await frame.evaluate(async (courseId) => {
+      const { actionToken } = JSON.parse(document.getElementById('exb-bootstrap')!.textContent!) as { actionToken: string };
+      const response = await fetch('/api/admin/courses/connect', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', 'x-exb-action-token': actionToken },
+        body: JSON.stringify({ courseIds: [courseId] }),
+      });
+      return response.status;
+    }, COURSE);
+    expect(connected).toBe(200);
+    await shoot(page, '8-admin-dashboard');
+  });
+
+  it('shows the pages without script errors, refused requests or content-security-policy violations', () => {
+    expect(problems).toEqual([]);
+  });
+});
