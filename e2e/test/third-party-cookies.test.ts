@@ -176,10 +176,9 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     const frame = await launch(page, 'Launch as instructor');
     await waitForView(frame, 'teacher');
     await expectStoragePath(launches, context);
-    await shoot(page, '1-instructor-launched');
-
     const connect = frame.getByRole('button', { name: 'Authorize the tool in the LMS' });
     await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await shoot(page, '1-instructor-launched');
     const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
     await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
     await waitForView(popup, 'lms-oauth-connected');
@@ -192,7 +191,9 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     expect((await callInFrame(frame, 'PUT', `/api/quizzes/course/${COURSE}/defaults`, { quitPassword: EXIT_PASSWORD })).status).toBe(200);
     const enabled = await callInFrame(frame, 'POST', `/api/quizzes/${COURSE}/${QUIZ_ID}/exb/enable`);
     expect(enabled).toMatchObject({ status: 200, body: { success: true, setting: { exbRequired: true, enabled: true } } });
-    await waitForView((await launch(page, 'Launch as instructor')), 'teacher');
+    const again = await launch(page, 'Launch as instructor');
+    await waitForView(again, 'teacher');
+    await again.getByText('Midterm exam').first().waitFor({ timeout: PAGE_TIMEOUT_MS });
     await shoot(page, '3-instructor-enforced');
   });
 
@@ -201,9 +202,11 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     const frame = await launch(page, 'Launch as student 1');
     await waitForView(frame, 'student');
     await expectStoragePath(launches, context);
+    const download = frame.getByRole('button', { name: /^Download configuration for / });
+    await download.first().waitFor({ timeout: PAGE_TIMEOUT_MS });
     await shoot(page, '4-student-launched');
 
-    await frame.getByRole('button', { name: /^Download configuration for / }).click();
+    await download.click();
     const connect = frame.getByRole('button', { name: 'Connect your LMS account' });
     await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
     const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
