@@ -15,6 +15,7 @@ import { createTestDatabase } from '../../server/test/support/database.js';
 import { startDevelopment, type DevelopmentEnvironment } from '../src/dev.js';
 import { downloadConfiguration, openConfiguration, SIMULATOR_USER_AGENT, SimulatedExamBrowser } from '../src/exb-simulator/index.js';
 import { BLOCK_THIRD_PARTY_COOKIES_ARGS, browserAvailable, launchBrowser, type LaunchedBrowser } from '../src/support/browser.js';
+import { seriousViolations } from '../src/support/axe.js';
 import { localhostTlsCertificate } from '../src/support/tls-certificate.js';
 import {
   approveLmsAuthorization,
@@ -258,6 +259,46 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     }, COURSE);
     expect(connected).toBe(200);
     await shoot(page, '8-admin-dashboard');
+  });
+
+  it('shows the storage pages in English and German, at 360 px too, without serious accessibility violations', async () => {
+    for (const locale of ['en', 'de'] as const) {
+      const context = await browser.browser.newContext({ ignoreHTTPSErrors: true, locale, viewport: { width: 360, height: 640 } });
+      contexts.push(context);
+      // Without their script the pages stay as they are, to be looked at; with it they are gone within a moment.
+      await context.route(`${dev.serviceUrl}/lti/platform-storage.js`, (route) => route.abort());
+      const page = await context.newPage();
+      const built = dev.lms.platform.buildLaunch({ person: 'instructor', placement: 'course_navigation', courseId: 101 });
+      await page.goto(`${dev.serviceUrl}/lti/login?${new URLSearchParams(built.loginParams)}`);
+      const heading = locale === 'en' ? 'Opening the tool' : 'Das Tool wird geöffnet';
+      await page.getByRole('heading', { name: heading }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+      expect(await seriousViolations(page)).toEqual([]);
+      await shoot(page, `9-storage-login-page-${locale}-360`);
+
+      // The launch that comes back without the cookie gets the page that reads the storage.
+      const config = JSON.parse((await page.locator('#exb-platform-storage').textContent())!) as { next: string };
+      const authorized = await fetch(config.next, { headers: { cookie: dev.lms.webSessionCookie('instructor') } });
+      const fields: Record<string, string> = Object.fromEntries(
+        [...(await authorized.text()).matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!]),
+      );
+      expect(fields).toHaveProperty('id_token');
+      await context.clearCookies();
+      await page.evaluate(
+        ({ action, fields }) => {
+          const form = document.createElement('form');
+          form.method = 'post';
+          form.action = action;
+          for (const [name, value] of Object.entries(fields)) form.append(Object.assign(document.createElement('input'), { type: 'hidden', name, value }));
+          document.body.append(form);
+          form.submit();
+        },
+        { action: `${dev.serviceUrl}/lti/launch`, fields },
+      );
+      await page.locator('#exb-launch-form').waitFor({ state: 'attached', timeout: PAGE_TIMEOUT_MS });
+      await page.getByRole('heading', { name: heading }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+      expect(await seriousViolations(page)).toEqual([]);
+      await shoot(page, `10-storage-launch-page-${locale}-360`);
+    }
   });
 
   it('shows the pages without script errors, refused requests or content-security-policy violations', () => {
