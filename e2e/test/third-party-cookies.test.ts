@@ -19,7 +19,6 @@ import { seriousViolations } from '../src/support/axe.js';
 import { localhostTlsCertificate } from '../src/support/tls-certificate.js';
 import {
   approveLmsAuthorization,
-  callInFrame,
   launchIntoToolFrame,
   PAGE_TIMEOUT_MS,
   waitForView,
@@ -35,6 +34,9 @@ const COURSE = '101';
 const QUIZ_ID = 201;
 const CONTENT_ID = `classicquiz_${QUIZ_ID}`;
 const EXIT_PASSWORD = 'leave-the-exam-browser';
+
+/** What the LMS's frame keeps of the service's cookies (`newBrowser`). */
+type FrameCookies = 'partitioned' | 'none';
 
 /**
  * The three roles' walks in Chromium with third-party cookies blocked (`--test-third-party-cookie-phaseout`), the tool
@@ -94,29 +96,40 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     screenshots?.remove();
   });
 
+  /** Request headers the test's own client cannot or must not send on: the connection's, and the cookies. */
+  const NOT_FORWARDED = new Set(['cookie', 'host', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', 'expect', 'te', 'trailer']);
+
   /**
-   * The login's answer inside the LMS's frame, fetched outside the browser and handed to it without its cookies: the
-   * browser keeps no transaction cookie, as one that refuses every cookie in a cross-site frame would.
+   * A request of the LMS's frame to the service, fetched outside the browser and answered to it without cookies either
+   * way: the frame keeps no cookie of the service, as in a browser that refuses every cookie in a cross-site frame.
+   * Requests of top-level pages (the popup, the exam browser) go through the browser as they are.
    */
-  async function withoutFrameLoginCookies(route: Route): Promise<void> {
+  async function withoutFrameCookies(route: Route): Promise<void> {
     const request = route.request();
     if (request.frame().parentFrame() === null) return route.continue();
-    const forwarded = new Set(['accept', 'accept-language', 'content-type', 'origin', 'referer', 'user-agent']);
-    const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => forwarded.has(name)));
+    const headers = Object.fromEntries(
+      Object.entries(await request.allHeaders()).filter(([name]) => !name.startsWith(':') && !NOT_FORWARDED.has(name)),
+    );
     const body = request.postDataBuffer();
     // The service listens on 127.0.0.1; Node may resolve `localhost` to ::1 first.
     const url = new URL(request.url());
     url.hostname = '127.0.0.1';
     const answer = await fetch(url, { method: request.method(), headers, redirect: 'manual', ...(body ? { body } : {}) });
-    const kept = [...answer.headers].filter(([name]) => name !== 'set-cookie' && name !== 'content-length' && name !== 'content-encoding');
+    const dropped = new Set(['set-cookie', 'content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive']);
+    const kept = [...answer.headers].filter(([name]) => !dropped.has(name));
     await route.fulfill({ status: answer.status, headers: Object.fromEntries(kept), body: Buffer.from(await answer.arrayBuffer()) });
   }
 
-  /** One person's browser, with every launch of the LMS frame's POSTs recorded. */
-  async function newBrowser(options: { userAgent?: string } = {}) {
-    const context = await browser.browser.newContext({ ignoreHTTPSErrors: true, ...options });
+  /**
+   * One person's browser, with every launch the LMS frame posts recorded. `partitioned`: the frame keeps what Chromium
+   * keeps with third-party cookies blocked (partitioned cookies), except the login's transaction cookie; `none`: the
+   * frame keeps no cookie at all.
+   */
+  async function newBrowser(options: { userAgent?: string; frameCookies?: FrameCookies } = {}) {
+    const { frameCookies = 'partitioned', ...contextOptions } = options;
+    const context = await browser.browser.newContext({ ignoreHTTPSErrors: true, ...contextOptions });
     contexts.push(context);
-    await context.route(`${dev.serviceUrl}/lti/login`, withoutFrameLoginCookies);
+    await context.route(frameCookies === 'none' ? `${dev.serviceUrl}/**` : `${dev.serviceUrl}/lti/login`, withoutFrameCookies);
     const page = await context.newPage();
     watchServiceProblems(page, dev.serviceUrl, problems, (url, status) => status === 403 && url.startsWith(`${dev.serviceUrl}/api/exb/config-grant/`));
     const launches: string[] = [];
@@ -130,13 +143,37 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     await page.screenshot({ path: path.join(screenshots.path, `${name}.png`), fullPage: true });
   }
 
-  /** The launch went through the platform storage: the LMS posted it, the launch page posted it again with the values. */
-  function expectStoragePath(launches: string[], context: BrowserContext) {
+  /**
+   * The launch went through the platform storage: the LMS posted it, the launch page posted it again with the values;
+   * the frame kept no transaction cookie (and, without frame cookies, no session cookie either).
+   */
+  async function expectStoragePath(launches: string[], context: BrowserContext, frameCookies: FrameCookies) {
     expect(launches).toHaveLength(2);
     const second = new URLSearchParams(launches[1]);
     expect(second.get('lti_storage_state')).toMatch(/^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}\.[0-9a-z]+$/);
     expect(second.get('lti_storage_nonce')).toMatch(/^[0-9a-f-]{36}$/);
-    return context.cookies(dev.serviceUrl).then((cookies) => expect(cookies.filter((c) => c.name.startsWith('exb_lti_tx_'))).toEqual([]));
+    // Cookies are kept per host, not per port: the LMS's own on `localhost` are left out.
+    const names = (await context.cookies(dev.serviceUrl)).map((cookie) => cookie.name).filter((name) => name.startsWith('exb_'));
+    expect(names.filter((name) => name.startsWith('exb_lti_tx_'))).toEqual([]);
+    if (frameCookies === 'none') expect(names).toEqual([]);
+    else expect(names).toContain('exb_session');
+  }
+
+  /** A JSON request of the tool frame as its page makes one: same origin, with the page's session token. */
+  function callWithToken(frame: Frame, method: 'GET' | 'POST' | 'PUT', url: string, body?: unknown, extraHeaders: Record<string, string> = {}) {
+    return frame.evaluate(
+      async ({ method, url, body, extraHeaders }) => {
+        const { sessionToken } = JSON.parse(document.getElementById('exb-bootstrap')!.textContent!) as { sessionToken: string };
+        const response = await fetch(url, {
+          method,
+          credentials: 'same-origin',
+          headers: { accept: 'application/json', 'x-exb-session-token': sessionToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extraHeaders },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      },
+      { method, url, body, extraHeaders },
+    );
   }
 
   async function launch(page: Page, button: string): Promise<Frame> {
@@ -172,93 +209,92 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     expect(names).not.toContain('plain');
   });
 
-  it('an instructor launches, authorizes the LMS in the popup and enables the exam browser for a quiz', async () => {
-    const { context, page, launches } = await newBrowser();
-    const frame = await launch(page, 'Launch as instructor');
-    await waitForView(frame, 'teacher');
-    await expectStoragePath(launches, context);
-    const connect = frame.getByRole('button', { name: 'Authorize the tool in the LMS' });
-    await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
-    await shoot(page, '1-instructor-launched');
-    const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
-    await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
-    await waitForView(popup, 'lms-oauth-connected');
-    await shoot(popup, '2-instructor-popup-connected');
-    await popup.close();
-    const status = await frame.evaluate(async () => (await fetch('/api/oauth2status', { credentials: 'same-origin' })).json());
-    expect(status).toEqual({ authorized: true });
+  describe.each([
+    ['partitioned cookies kept, no login cookie', 'partitioned', 'a'],
+    ['no cookie kept in the frame', 'none', 'b'],
+  ] as const)('%s', (_label, frameCookies, prefix) => {
+    it('an instructor launches, authorizes the LMS in the popup and enables the exam browser for a quiz', async () => {
+      const { context, page, launches } = await newBrowser({ frameCookies });
+      const frame = await launch(page, 'Launch as instructor');
+      await waitForView(frame, 'teacher');
+      await expectStoragePath(launches, context, frameCookies);
+      const connect = frame.getByRole('button', { name: 'Authorize the tool in the LMS' });
+      await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
+      await shoot(page, `${prefix}1-instructor-launched`);
 
-    expect((await callInFrame(frame, 'POST', `/api/quizzes/course/${COURSE}/refresh`)).status).toBe(200);
-    expect((await callInFrame(frame, 'PUT', `/api/quizzes/course/${COURSE}/defaults`, { quitPassword: EXIT_PASSWORD })).status).toBe(200);
-    const enabled = await callInFrame(frame, 'POST', `/api/quizzes/${COURSE}/${QUIZ_ID}/exb/enable`);
-    expect(enabled).toMatchObject({ status: 200, body: { success: true, setting: { exbRequired: true, enabled: true } } });
-    const again = await launch(page, 'Launch as instructor');
-    await waitForView(again, 'teacher');
-    await again.getByText('Midterm exam').first().waitFor({ timeout: PAGE_TIMEOUT_MS });
-    await shoot(page, '3-instructor-enforced');
-  });
+      const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
+      await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
+      await waitForView(popup, 'lms-oauth-connected');
+      await shoot(popup, `${prefix}2-instructor-popup-connected`);
+      // The tool page opens itself again once the popup reports back (with its token, where it keeps no cookie).
+      await frame.getByRole('button', { name: 'Refresh from LMS' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+      if (!popup.isClosed()) await popup.close();
+      expect((await callWithToken(frame, 'GET', '/api/oauth2status')).body).toEqual({ authorized: true });
 
-  it('a student launches, downloads the configuration and opens it in the simulated exam browser', async () => {
-    const { context, page, launches } = await newBrowser();
-    const frame = await launch(page, 'Launch as student 1');
-    await waitForView(frame, 'student');
-    await expectStoragePath(launches, context);
-    const download = frame.getByRole('button', { name: /^Download configuration for / });
-    await download.first().waitFor({ timeout: PAGE_TIMEOUT_MS });
-    await shoot(page, '4-student-launched');
-
-    await download.click();
-    const connect = frame.getByRole('button', { name: 'Connect your LMS account' });
-    await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
-    const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
-    await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
-    await waitForView(popup, 'student-session-connected');
-
-    const handoff = await waitForView(frame, 'exb-launch-handoff');
-    await shoot(page, '5-student-handoff');
-    const secrets = path.join(dataDir, 'secrets');
-    const opened = openConfiguration((await downloadConfiguration(handoff.exbLaunchUrl as string)).bytes, {
-      certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
-      privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
+      expect((await callWithToken(frame, 'POST', `/api/quizzes/course/${COURSE}/refresh`, {})).status).toBe(200);
+      expect((await callWithToken(frame, 'PUT', `/api/quizzes/course/${COURSE}/defaults`, { quitPassword: EXIT_PASSWORD })).status).toBe(200);
+      const enabled = await callWithToken(frame, 'POST', `/api/quizzes/${COURSE}/${QUIZ_ID}/exb/enable`, {});
+      expect(enabled).toMatchObject({ status: 200, body: { success: true, setting: { exbRequired: true, enabled: true } } });
+      const again = await launch(page, 'Launch as instructor');
+      await waitForView(again, 'teacher');
+      await again.getByText('Exam browser required').first().waitFor({ timeout: PAGE_TIMEOUT_MS });
+      await shoot(page, `${prefix}3-instructor-enforced`);
     });
-    expect(opened.startUrl).toMatch(new RegExp(`^${dev.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=`));
 
-    const examBrowser = SimulatedExamBrowser.fromConfiguration(opened);
-    const exam = await newBrowser({ userAgent: SIMULATOR_USER_AGENT });
-    await exam.context.addInitScript(examBrowser.initScript());
-    await exam.page.goto(opened.startUrl!);
-    const redeemed = exam.page.waitForResponse((response) => response.url() === `${dev.serviceUrl}/api/exb/access-code/${COURSE}/${CONTENT_ID}`);
-    await exam.page.locator('#take_quiz_link').click();
-    expect((await redeemed).status()).toBe(200);
-    await exam.page.locator('#submit_quiz_form').waitFor({ timeout: PAGE_TIMEOUT_MS });
-    await shoot(exam.page, '6-student-exam-browser-quiz');
-  });
+    it('a student launches, downloads the configuration and opens it in the simulated exam browser', async () => {
+      const { context, page, launches } = await newBrowser({ frameCookies });
+      const frame = await launch(page, 'Launch as student 1');
+      await waitForView(frame, 'student');
+      await expectStoragePath(launches, context, frameCookies);
+      const download = frame.getByRole('button', { name: /^Download configuration for / });
+      await download.first().waitFor({ timeout: PAGE_TIMEOUT_MS });
+      await shoot(page, `${prefix}4-student-launched`);
 
-  it('an administrator launches, authorizes, sees the dashboard and connects a course', async () => {
-    const { context, page, launches } = await newBrowser();
-    const frame = await launch(page, 'Launch as administrator');
-    await waitForView(frame, 'admin');
-    await expectStoragePath(launches, context);
-    const authorize = frame.getByRole('button', { name: 'Authorize administrator access in the LMS' });
-    await authorize.waitFor({ timeout: PAGE_TIMEOUT_MS });
-    await shoot(page, '7-admin-launched');
-    const [popup] = await Promise.all([page.waitForEvent('popup'), authorize.click()]);
-    await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
-    await popup.getByRole('heading', { name: 'Connected to the LMS' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
-    await popup.close();
-    await frame.getByRole('tab', { name: 'Connected courses' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
-    const connected = await frame.evaluate(async (courseId) => {
-      const { actionToken } = JSON.parse(document.getElementById('exb-bootstrap')!.textContent!) as { actionToken: string };
-      const response = await fetch('/api/admin/courses/connect', {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', 'x-exb-action-token': actionToken },
-        body: JSON.stringify({ courseIds: [courseId] }),
+      await download.click();
+      const connect = frame.getByRole('button', { name: 'Connect your LMS account' });
+      await connect.waitFor({ timeout: PAGE_TIMEOUT_MS });
+      const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
+      await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
+      await waitForView(popup, 'student-session-connected');
+
+      const handoff = await waitForView(frame, 'exb-launch-handoff');
+      await shoot(page, `${prefix}5-student-handoff`);
+      const secrets = path.join(dataDir, 'secrets');
+      const opened = openConfiguration((await downloadConfiguration(handoff.exbLaunchUrl as string)).bytes, {
+        certificatePem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_FILE), 'utf8'),
+        privateKeyPem: readFileSync(path.join(secrets, DEVELOPMENT_CERTIFICATE_KEY_FILE), 'utf8'),
       });
-      return response.status;
-    }, COURSE);
-    expect(connected).toBe(200);
-    await shoot(page, '8-admin-dashboard');
+      expect(opened.startUrl).toMatch(new RegExp(`^${dev.serviceUrl}/exb/session-start/${COURSE}/${CONTENT_ID}\\?key=`));
+
+      const examBrowser = SimulatedExamBrowser.fromConfiguration(opened);
+      const exam = await newBrowser({ userAgent: SIMULATOR_USER_AGENT });
+      await exam.context.addInitScript(examBrowser.initScript());
+      await exam.page.goto(opened.startUrl!);
+      const redeemed = exam.page.waitForResponse((response) => response.url() === `${dev.serviceUrl}/api/exb/access-code/${COURSE}/${CONTENT_ID}`);
+      await exam.page.locator('#take_quiz_link').click();
+      expect((await redeemed).status()).toBe(200);
+      await exam.page.locator('#submit_quiz_form').waitFor({ timeout: PAGE_TIMEOUT_MS });
+      await shoot(exam.page, `${prefix}6-student-exam-browser-quiz`);
+    });
+
+    it('an administrator launches, authorizes, sees the dashboard and connects a course', async () => {
+      const { context, page, launches } = await newBrowser({ frameCookies });
+      const frame = await launch(page, 'Launch as administrator');
+      await waitForView(frame, 'admin');
+      await expectStoragePath(launches, context, frameCookies);
+      const authorize = frame.getByRole('button', { name: 'Authorize administrator access in the LMS' });
+      await authorize.waitFor({ timeout: PAGE_TIMEOUT_MS });
+      await shoot(page, `${prefix}7-admin-launched`);
+      const [popup] = await Promise.all([page.waitForEvent('popup'), authorize.click()]);
+      await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
+      await popup.getByRole('heading', { name: 'Connected to the LMS' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+      if (!popup.isClosed()) await popup.close();
+      await frame.getByRole('tab', { name: 'Connected courses' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+      const actionToken = await frame.evaluate(() => (JSON.parse(document.getElementById('exb-bootstrap')!.textContent!) as { actionToken: string }).actionToken);
+      const connected = await callWithToken(frame, 'POST', '/api/admin/courses/connect', { courseIds: [COURSE] }, { 'x-exb-action-token': actionToken });
+      expect(connected.status).toBe(200);
+      await shoot(page, `${prefix}8-admin-dashboard`);
+    });
   });
 
   it('shows the storage pages in English and German, at 360 px too, without serious accessibility violations', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Session } from '@fastify/secure-session';
 import { z } from 'zod';
+import { SESSION_TOKEN_HEADER, SESSION_TOKEN_PARAM } from '@exb/shared/session-token.js';
 import { open, seal } from './aead.js';
 import { readSession, SESSION_MAX_AGE_MS, sessionDataSchema, type SessionData } from './session.js';
 
@@ -12,7 +13,7 @@ import { readSession, SESSION_MAX_AGE_MS, sessionDataSchema, type SessionData } 
  * outlives the session's 12 hours), the person's session generation (`dropEndedSession` runs after it), its id (which
  * OAuth states and action tokens bind to), and the Fetch Metadata check of mutations.
  */
-export const SESSION_TOKEN_HEADER = 'x-exb-session-token';
+export { SESSION_TOKEN_HEADER, SESSION_TOKEN_PARAM } from '@exb/shared/session-token.js';
 
 /** A token lives this long; each answer to a request that carried one brings a fresh one. */
 export const SESSION_TOKEN_TTL_MS = 60 * 60 * 1000;
@@ -56,16 +57,30 @@ export class SessionTokens {
 const carriedToken = new WeakSet<FastifyRequest>();
 
 /**
- * Runs after the session cookie is opened and before anything reads the session: a request carrying the header is
- * served with the token's session. A header that does not open (expired, tampered with, malformed) gives no session,
- * whatever cookie came along: the page that sent it holds no other session.
+ * The session pages a navigation may open with the token in its query (`?session_token=`): the role view's reload and
+ * an exam-browser launch's. A navigation cannot send a header; the page takes the token from its URL at once (its
+ * address becomes the plain reload address) and logged URLs carry no query values (`logger.ts`).
+ */
+function tokenInQuery(request: FastifyRequest): unknown {
+  if (request.method !== 'GET') return undefined;
+  const path = request.url.split('?')[0] ?? '';
+  if (path !== '/lti/launch' && !path.startsWith('/exb/launch/')) return undefined;
+  const query = request.query as Record<string, unknown> | undefined;
+  return query?.[SESSION_TOKEN_PARAM];
+}
+
+/**
+ * Runs after the session cookie is opened and before anything reads the session: a request carrying the header (or a
+ * session page's navigation carrying the token in its query) is served with the token's session. A token that does
+ * not open (expired, tampered with, malformed) gives no session, whatever cookie came along: the page that sent it
+ * holds no other session.
  */
 export function adoptTokenSession(
   request: FastifyRequest,
   tokens: Pick<SessionTokens, 'open'>,
   createSession: (data?: Record<string, unknown>) => Session,
 ): void {
-  const header = request.headers[SESSION_TOKEN_HEADER];
+  const header = request.headers[SESSION_TOKEN_HEADER] ?? tokenInQuery(request);
   if (header === undefined) return;
   const session = tokens.open(header);
   request.session = createSession(session === null ? {} : { data: session });
