@@ -93,6 +93,19 @@ describe('the session header token', () => {
     expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: tokens.issue({ ...relaunched, generation: session.generation }) }))).toBe(false);
   });
 
+  it('opens a session page from a navigation carrying the token in its query, and nothing else that way', async () => {
+    const { token } = await launchedToken();
+    const page = await h.t.app.inject({ method: 'GET', url: `/lti/launch?session_token=${token}`, headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    const bootstrap = bootstrapOf(page.body);
+    expect(bootstrap.view).toBe('teacher');
+    expect(tokens.open(bootstrap.sessionToken)?.sid).toBe(tokens.open(token)?.sid);
+    // An API route does not read a token from its query, and a POST not at all.
+    expect(hadSession(await get(`${QUIZZES}?session_token=${token}`, {}))).toBe(false);
+    const posted = await h.t.app.inject({ method: 'POST', url: `/lti/launch?session_token=${token}`, payload: 'state=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(posted.statusCode).toBe(400);
+  });
+
   it('keeps the same-origin rule for mutations: a token does not let another site’s request through', async () => {
     const { token } = await launchedToken();
     const response = await h.t.app.inject({
