@@ -3,7 +3,7 @@ import { acceptsOAuthCompletion } from '@exb/shared/oauth-completion.js';
 import { authorizationStartOf, POPUP_TICKET_PARAM, POPUP_TICKET_PATH, type AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { i18next } from '../i18n/i18n';
 import { errorMessage } from './error-message';
-import { hasSessionToken, sessionFetch, sessionPageUrl } from './session-token';
+import { hasSessionToken, sessionFetch, withSessionToken } from './session-token';
 
 const POPUP_NAME = 'exb-lms-authorization';
 const POPUP_FEATURES = 'popup,width=720,height=760';
@@ -84,7 +84,7 @@ export function openAuthorizationPopup(startPath: string, onCompleted: () => voi
  * session is its token (no cookie in the LMS's frame) opens its address again with the token.
  */
 export function reloadAfterAuthorization(): void {
-  if (hasSessionToken()) window.location.replace(sessionPageUrl(window.location.pathname));
+  if (hasSessionToken()) window.location.replace(withSessionToken(window.location.pathname));
   else window.location.reload();
 }
 

@@ -27,10 +27,11 @@ export async function sessionFetch(input: RequestInfo | URL, init: RequestInit =
 }
 
 /**
- * The address to open one of the session's pages again (`reloadUrl`) in this frame: a navigation cannot send the
- * header, so the token rides in the query, once; the page opened takes a fresh one and drops the query at once.
+ * The address of one of the session's pages (`reloadUrl`) or downloads (the audit trail export) with the session
+ * token: a navigation or a download link cannot send the header, so the token rides in the query; a page opened so
+ * takes a fresh one and drops the query at once.
  */
-export function sessionPageUrl(path: string): string {
+export function withSessionToken(path: string): string {
   if (current === undefined) return path;
   const url = new URL(path, window.location.href);
   url.searchParams.set(SESSION_TOKEN_PARAM, current);

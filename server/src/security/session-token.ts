@@ -57,14 +57,15 @@ export class SessionTokens {
 const carriedToken = new WeakSet<FastifyRequest>();
 
 /**
- * The session pages a navigation may open with the token in its query (`?session_token=`): the role view's reload and
- * an exam-browser launch's. A navigation cannot send a header; the page takes the token from its URL at once (its
- * address becomes the plain reload address) and logged URLs carry no query values (`logger.ts`).
+ * What a navigation may open with the token in its query (`?session_token=`), as a navigation or a download link
+ * cannot send a header: the role view's reload, an exam-browser launch's page, and the administrator's audit trail
+ * export. A page takes the token from its address at once (its address becomes the plain reload address), and logged
+ * URLs carry no query values (`logger.ts`).
  */
 function tokenInQuery(request: FastifyRequest): unknown {
   if (request.method !== 'GET') return undefined;
   const path = request.url.split('?')[0] ?? '';
-  if (path !== '/lti/launch' && !path.startsWith('/exb/launch/')) return undefined;
+  if (path !== '/lti/launch' && path !== '/api/admin/audit.csv' && !path.startsWith('/exb/launch/')) return undefined;
   const query = request.query as Record<string, unknown> | undefined;
   return query?.[SESSION_TOKEN_PARAM];
 }

@@ -100,7 +100,11 @@ describe('the session header token', () => {
     const bootstrap = bootstrapOf(page.body);
     expect(bootstrap.view).toBe('teacher');
     expect(tokens.open(bootstrap.sessionToken)?.sid).toBe(tokens.open(token)?.sid);
-    // An API route does not read a token from its query, and a POST not at all.
+    // The audit trail export is a download link; an administrator's token opens it (an instructor's is refused by role).
+    const csv = await h.t.app.inject({ method: 'GET', url: `/api/admin/audit.csv?session_token=${token}` });
+    expect(csv.statusCode).not.toBe(401);
+    expect((await h.t.app.inject({ method: 'GET', url: '/api/admin/audit.csv' })).statusCode).toBe(401);
+    // Another API route does not read a token from its query, and a POST not at all.
     expect(hadSession(await get(`${QUIZZES}?session_token=${token}`, {}))).toBe(false);
     const posted = await h.t.app.inject({ method: 'POST', url: `/lti/launch?session_token=${token}`, payload: 'state=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(posted.statusCode).toBe(400);
