@@ -68,7 +68,11 @@ export async function handleLaunch(
       state: claimed.state,
     });
   }
-  request.log.info({ browserBinding: claimed.binding }, 'launch bound to the browser');
+  // The cookie path is every ordinary start's, a hot path that logs no line per success; the storage path is the
+  // exception worth seeing at the default level.
+  const bindingLog = { browserBinding: claimed.binding };
+  if (claimed.binding === 'cookie') request.log.debug(bindingLog, 'launch bound to the browser');
+  else request.log.info(bindingLog, 'launch bound to the browser');
   reply.clearCookie(claimed.transactionCookie, sessionCookieOptions());
   const locale = launchLocale(request, claimed.claims.locale);
   const identified = await identifyLaunch(ctx, claimed.claims);

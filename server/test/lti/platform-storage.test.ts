@@ -6,9 +6,19 @@ import { PLATFORM_STORAGE_SCRIPT_PATH } from '../../src/pages/platform-storage-s
 import { authorize, bootstrapOf, Browser, createHarness, formFields, LMS, login, outcomeOf, postLaunch, type Harness } from './launch-harness.js';
 
 let h: Harness;
+const logLines: string[] = [];
 beforeAll(async () => {
-  h = await createHarness({ platformStorage: true });
+  h = await createHarness({ platformStorage: true, logLines });
 });
+
+/** The `launch bound to the browser` lines logged since `from`: their level and path. */
+function bindingLines(from: number): Array<{ level: number; browserBinding: string }> {
+  return logLines
+    .slice(from)
+    .map((line) => JSON.parse(line) as { level: number; msg: string; browserBinding: string })
+    .filter((line) => line.msg === 'launch bound to the browser')
+    .map(({ level, browserBinding }) => ({ level, browserBinding }));
+}
 afterAll(() => h.close());
 
 const INSTRUCTOR = { person: 'instructor', placement: 'course_navigation', courseId: 101 } as const;
@@ -103,6 +113,7 @@ describe('platform storage: the login', () => {
 
 describe('platform storage: the launch', () => {
   it('binds a launch without cookies through the storage, once', async () => {
+    const from = logLines.length;
     const browser = new StorageBrowser();
     const started = await loginWithStorage(browser);
     const fields = await authorize(h, started.location, 'instructor');
@@ -116,17 +127,23 @@ describe('platform storage: the launch', () => {
     });
     expect(bootstrapOf(second.body).view).toBe('teacher');
     expect(await h.states.peek(LOGIN_STATE_PURPOSE, started.state)).toBeNull();
+    expect(bindingLines(from)).toEqual([{ level: 30, browserBinding: 'platform-storage' }]);
+    // Neither the transaction value nor the id_token reaches the log.
+    expect(logLines.join('\n')).not.toContain(posted![STORAGE_STATE_FIELD]!);
+    expect(logLines.join('\n')).not.toContain(fields.id_token!.split('.')[2]!);
 
     // Replay: the same form with the same storage values again.
     await expectRefused(await postLaunch(h, new StorageBrowser(), posted!), 'LTI_LAUNCH_STATE_INVALID');
   });
 
   it('takes the cookie path where the browser kept the cookie, with no storage page', async () => {
+    const from = logLines.length;
     const browser = new StorageBrowser();
     const started = await loginWithStorage(browser, { keepCookies: true });
     const fields = await authorize(h, started.location, 'instructor');
     const response = await postLaunch(h, browser, fields);
     expect(bootstrapOf(response.body).view).toBe('teacher');
+    expect(bindingLines(from)).toEqual([{ level: 20, browserBinding: 'cookie' }]);
   });
 
   it('lets exactly one of parallel replays win', async () => {
