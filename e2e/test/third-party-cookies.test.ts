@@ -47,9 +47,7 @@ type FrameCookies = 'partitioned' | 'none';
  * the LMS's platform storage (the development LMS's `post_message_forwarding` frame), as such a browser's must.
  */
 describe.runIf(browserAvailable())('the tool in an LMS frame with third-party cookies blocked (Chromium)', { timeout: 120_000 }, () => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
   let dataDir: string;
-  let db: Database;
   let dev: DevelopmentEnvironment;
   let browser: LaunchedBrowser;
   let trustedBefore: string[];
@@ -57,19 +55,22 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
   const contexts: BrowserContext[] = [];
   const problems: string[] = [];
 
-  beforeAll(async () => {
-    for (const bundle of BUNDLES) if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\``);
-    const certificate = localhostTlsCertificate();
-    trustedBefore = tls.getCACertificates('default');
-    tls.setDefaultCACertificates([...trustedBefore, certificate.cert]);
-    screenshots = screenshotFolder('THIRD_PARTY_COOKIES_SCREENSHOTS', 'third-party-cookies');
+  /** A development LMS and service on a database of their own: each walk's people start unauthorized. */
+  interface Environment {
+    dev: DevelopmentEnvironment;
+    dataDir: string;
+    close(): Promise<void>;
+  }
+  let certificate: ReturnType<typeof localhostTlsCertificate>;
+  let first: Environment;
 
-    database = await createTestDatabase();
-    dataDir = mkdtempSync(path.join(tmpdir(), 'exb-third-party-cookies-e2e-'));
-    db = await openDatabase({ databaseUrl: database.url, dataDir, logger: createLogger('silent'), poolSize: 1 });
+  async function startEnvironment(): Promise<Environment> {
+    const database = await createTestDatabase();
+    const dir = mkdtempSync(path.join(tmpdir(), 'exb-third-party-cookies-e2e-'));
+    const db: Database = await openDatabase({ databaseUrl: database.url, dataDir: dir, logger: createLogger('silent'), poolSize: 1 });
     await db.migrate();
     const [port, lmsPort] = [await freePort(), await freePort()];
-    dev = await startDevelopment(
+    const env = await startDevelopment(
       {
         NODE_ENV: 'test',
         LOG_LEVEL: 'silent',
@@ -77,10 +78,35 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
         PORT: String(port),
         LMS_PORT: String(lmsPort),
         DATABASE_URL: database.url,
-        DATA_DIR: dataDir,
+        DATA_DIR: dir,
       },
       { lmsTls: certificate },
     );
+    return {
+      dev: env,
+      dataDir: dir,
+      async close() {
+        await env.close();
+        await db.close();
+        await database.drop();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  function use(environment: Environment): void {
+    dev = environment.dev;
+    dataDir = environment.dataDir;
+  }
+
+  beforeAll(async () => {
+    for (const bundle of BUNDLES) if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\``);
+    certificate = localhostTlsCertificate();
+    trustedBefore = tls.getCACertificates('default');
+    tls.setDefaultCACertificates([...trustedBefore, certificate.cert]);
+    screenshots = screenshotFolder('THIRD_PARTY_COOKIES_SCREENSHOTS', 'third-party-cookies');
+    first = await startEnvironment();
+    use(first);
     // A response the test hands the browser (the login's, without its cookie) has no server address, so Chromium's
     // local network access checks would count it as a public page and refuse its navigation to the LMS on localhost.
     browser = await launchBrowser({ extraArgs: [...BLOCK_THIRD_PARTY_COOKIES_ARGS, '--disable-features=LocalNetworkAccessChecks'] });
@@ -88,10 +114,7 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
   afterAll(async () => {
     for (const context of contexts) await context.close().catch(() => undefined);
     await browser?.close();
-    await dev?.close();
-    await db?.close();
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await first?.close();
     if (trustedBefore) tls.setDefaultCACertificates(trustedBefore);
     screenshots?.remove();
   });
@@ -213,6 +236,18 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
     ['partitioned cookies kept, no login cookie', 'partitioned', 'a'],
     ['no cookie kept in the frame', 'none', 'b'],
   ] as const)('%s', (_label, frameCookies, prefix) => {
+    let own: Environment;
+    beforeAll(async () => {
+      own = await startEnvironment();
+      use(own);
+    });
+    afterAll(async () => {
+      // Pages still open would keep asking the closed service and report refused connections.
+      for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
+      use(first);
+      await own?.close();
+    });
+
     it('an instructor launches, authorizes the LMS in the popup and enables the exam browser for a quiz', async () => {
       const { context, page, launches } = await newBrowser({ frameCookies });
       const frame = await launch(page, 'Launch as instructor');
@@ -294,6 +329,17 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
       const connected = await callWithToken(frame, 'POST', '/api/admin/courses/connect', { courseIds: [COURSE] }, { 'x-exb-action-token': actionToken });
       expect(connected.status).toBe(200);
       await shoot(page, `${prefix}8-admin-dashboard`);
+
+      // The audit trail's export is a download link: it opens without a header (and, here, without a cookie).
+      await frame.getByRole('tab', { name: 'Audit trail' }).click();
+      const csvLink = frame.getByRole('link', { name: /^Download as CSV/ });
+      await csvLink.waitFor({ timeout: PAGE_TIMEOUT_MS });
+      const csv = await frame.evaluate(async (href) => {
+        const response = await fetch(href, { credentials: 'same-origin' });
+        return { status: response.status, type: response.headers.get('content-type') ?? '' };
+      }, (await csvLink.getAttribute('href'))!);
+      expect(csv.status).toBe(200);
+      expect(csv.type).toMatch(/^text\/csv/);
     });
   });
 
