@@ -260,7 +260,6 @@ describe.runIf(browserAvailable())('the tool in an LMS frame with third-party co
       const [popup] = await Promise.all([page.waitForEvent('popup'), connect.click()]);
       await approveLmsAuthorization(popup, dev.lmsUrl, dev.serviceUrl);
       await waitForView(popup, 'lms-oauth-connected');
-      await shoot(popup, `${prefix}2-instructor-popup-connected`);
       // The tool page opens itself again once the popup reports back (with its token, where it keeps no cookie).
       await frame.getByRole('button', { name: 'Refresh from LMS' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
       if (!popup.isClosed()) await popup.close();
