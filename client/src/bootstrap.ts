@@ -13,6 +13,8 @@ export const bootstrapSchema = z.looseObject({
   actionToken: z.string().min(1).optional(),
   /** The page's language, chosen by the server (`shared/src/i18n/locale.ts`). */
   locale: z.string().optional(),
+  /** The session as a header token, on the session's pages (`lib/session-token.ts`). */
+  sessionToken: z.string().min(1).optional(),
 });
 
 export type Bootstrap = z.infer<typeof bootstrapSchema>;

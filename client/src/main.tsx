@@ -8,6 +8,7 @@ import { PageMessage } from './components/PageMessage';
 import { i18next, startI18n } from './i18n/i18n';
 import { pageLocale } from './i18n/page-locale';
 import { getLiveRegion } from './lib/live-region';
+import { holdSessionToken } from './lib/session-token';
 
 async function mount(): Promise<void> {
   const container = document.getElementById('root') ?? document.body.appendChild(document.createElement('div'));
@@ -15,6 +16,7 @@ async function mount(): Promise<void> {
   getLiveRegion();
 
   const result = readBootstrap();
+  if (result.ok) holdSessionToken(result.bootstrap.sessionToken);
   await startI18n(pageLocale(result.ok ? result.bootstrap : undefined));
   createRoot(container).render(
     <StrictMode>

@@ -143,7 +143,11 @@ describe.runIf(browserAvailable())('Activity panel and audit trail in Chromium',
     await tool.getByRole('button', { name: 'Filter' }).click();
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
     const csv = tool.getByRole('link', { name: /Download as CSV/ });
-    expect(await csv.getAttribute('href')).toBe('/api/admin/audit.csv?action=enforcement.enable');
+    // The link carries the filters and, for a frame that keeps no cookie, the page's session token.
+    const href = new URL((await csv.getAttribute('href'))!, 'http://service.invalid');
+    expect(href.pathname).toBe('/api/admin/audit.csv');
+    expect([...href.searchParams.keys()]).toEqual(['action', 'session_token']);
+    expect(href.searchParams.get('action')).toBe('enforcement.enable');
     // The link's answer as the browser gets it: the session's CSV, one entry under the header.
     const body = await tool.evaluate(async (href) => {
       const response = await fetch(href!, { credentials: 'same-origin' });

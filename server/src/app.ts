@@ -67,6 +67,7 @@ import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
 import { dropEndedSession } from './security/session.js';
+import { adoptTokenSession, renewTokenSession, SessionTokens } from './security/session-token.js';
 import { SessionGenerations } from './security/session-generations.js';
 import { loadToolKeys } from './security/tool-keys.js';
 import { LtiAdmission } from './lti/admission.js';
@@ -178,6 +179,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     loginStates: new LoginStateStore(oneTimeStore),
     exbRequirement: options.exbRequirement ?? examBrowser.requirement,
     actionTokens: ActionTokens.fromAppSecret(config.secrets.appSecret, { now: clock }),
+    sessionTokens: new SessionTokens(deriveKey(config.secrets.appSecret, 'session-token'), clock),
     management,
     admin: createAdminServices({ orm: db.orm, logger, config, management, audit }),
     examBrowser,
@@ -293,7 +295,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     app.decorate('createSecureSession', withSession.createSecureSession);
     app.decorate('encodeSecureSession', withSession.encodeSecureSession);
     app.decorate('decodeSecureSession', withSession.decodeSecureSession);
-    // After the cookie is opened and before any route reads it: a session whose person's sessions were ended is gone.
+    // After the cookie is opened and before any route reads it: a request carrying the session as a header token is
+    // served with that session (`security/session-token.ts`), and its answer brings a fresh token.
+    withSession.addHook('onRequest', async (request) => adoptTokenSession(request, ctx.sessionTokens, withSession.createSecureSession));
+    withSession.addHook('onSend', async (request, reply) => renewTokenSession(request, reply, ctx.sessionTokens));
+    // Then a session whose person's sessions were ended is gone.
     withSession.addHook('onRequest', (request) => dropEndedSession(request, ctx.sessionGenerations));
 
     await registerPublicRoutes(withSession, ctx);

@@ -12,6 +12,7 @@ import type { AuditLog } from './audit/audit-log.js';
 import type { IdentityService } from './identity/identity-service.js';
 import type { LtiAdmission } from './lti/admission.js';
 import type { TransactionBinder } from './lti/login-state.js';
+import type { SessionTokens } from './security/session-token.js';
 import type { LoginStateStore } from './lti/login-state-store.js';
 import type { PlatformKeySet } from './lti/platform-keys.js';
 import type { LmsConnector } from './lms/connector.js';
@@ -56,6 +57,8 @@ export interface AppContext {
   lms: LmsConnector;
   /** Issues and verifies the HMAC action tokens of the config grant and the administrator mutations. */
   actionTokens: ActionTokens;
+  /** The session as a header token, for pages whose browser keeps no cookie in the LMS's frame. */
+  sessionTokens: SessionTokens;
   /** The instructor's management use cases: settings, assessments, enforcement, policies, defaults, tools, reveals. */
   management: ManagementServices;
   /** The root-account administrator's use cases: summary, course connections, catalog, terms, course actions. */

@@ -3,6 +3,7 @@ import { acceptsOAuthCompletion } from '@exb/shared/oauth-completion.js';
 import { authorizationStartOf, POPUP_TICKET_PARAM, POPUP_TICKET_PATH, type AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { i18next } from '../i18n/i18n';
 import { errorMessage } from './error-message';
+import { hasSessionToken, sessionFetch, withSessionToken } from './session-token';
 
 const POPUP_NAME = 'exb-lms-authorization';
 const POPUP_FEATURES = 'popup,width=720,height=760';
@@ -78,9 +79,13 @@ export function openAuthorizationPopup(startPath: string, onCompleted: () => voi
   return true;
 }
 
-/** The usual completion: reload the tool page so it reads the new authorization state from the server. */
+/**
+ * The usual completion: reload the tool page so it reads the new authorization state from the server. A page whose
+ * session is its token (no cookie in the LMS's frame) opens its address again with the token.
+ */
 export function reloadAfterAuthorization(): void {
-  window.location.reload();
+  if (hasSessionToken()) window.location.replace(withSessionToken(window.location.pathname));
+  else window.location.reload();
 }
 
 class TicketError extends Error {}
@@ -88,11 +93,10 @@ class TicketError extends Error {}
 async function requestTicket(start: AuthorizationStart): Promise<string> {
   let response: Response;
   try {
-    response = await fetch(POPUP_TICKET_PATH, {
+    response = await sessionFetch(POPUP_TICKET_PATH, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ start }),
-      credentials: 'same-origin',
       cache: 'no-store',
       signal: AbortSignal.timeout(TICKET_TIMEOUT_MS),
     });

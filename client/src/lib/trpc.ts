@@ -11,6 +11,7 @@ import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import { isPolicyMessageKey, renderPolicyMessage, type PolicyMessageRef, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
 import { i18next } from '../i18n/i18n';
 import { errorMessage } from './error-message';
+import { sessionFetch } from './session-token';
 // Type only: the bundle never contains server code, only the procedure types the client is checked against.
 import type { AppRouter } from '../../../server/src/trpc/router';
 
@@ -32,8 +33,9 @@ export interface ApiClientOptions {
 
 export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppRouter> {
   const { headers } = options;
-  // The session cookie is this origin's, and the Fetch Metadata check of mutations expects a same-origin request.
-  const sameOrigin = (input: RequestInfo | URL, init?: RequestInit) => fetch(input, { ...init, credentials: 'same-origin' });
+  // The session cookie is this origin's, and the Fetch Metadata check of mutations expects a same-origin request; the
+  // session token goes along for browsers that keep no cookie in the LMS's frame.
+  const sameOrigin = (input: RequestInfo | URL, init?: RequestInit) => sessionFetch(input, init);
   return createTRPCClient<AppRouter>({
     links: [
       ...(options.before ?? []),

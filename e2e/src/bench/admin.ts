@@ -158,6 +158,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Setup>
   try {
     lms = createMockLms({
       baseUrl: 'http://127.0.0.1:1',
+      platformStorage: false,
       tool: { baseUrl: origin, clientId: '10000000000001', deploymentId: '1:bench', oauthClientId: '170000000000042', oauthClientSecret: 'bench-secret' },
     });
     lmsServer = await lms.startHttpServer({ port: 0 });

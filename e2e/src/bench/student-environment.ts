@@ -68,6 +68,8 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
     const lmsUrl = `https://127.0.0.1:${lmsPort}`;
     const lms = createMockLms({
       baseUrl: lmsUrl,
+      // The bench's clients speak HTTP without a browser: the cookie path, seven requests per start.
+      platformStorage: false,
       issuer: LTI_ISSUER,
       tool: {
         baseUrl: BASE_URL,

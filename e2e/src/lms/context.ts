@@ -57,6 +57,12 @@ export interface MockLmsOptions {
   allowIncludes?: boolean;
   /** Which name the login initiation uses for the deployment id; the LMS switched to `lti_deployment_id` in 2025. */
   loginDeploymentParam?: 'lti_deployment_id' | 'deployment_id' | 'both';
+  /**
+   * Whether the LMS offers platform storage (the client-side postMessages `lti.put_data` and `lti.get_data` through
+   * its `post_message_forwarding` frame) and says so with `lti_storage_target`; on by default, as Canvas does. Off
+   * models a platform without it, whose tools rely on cookies alone.
+   */
+  platformStorage?: boolean;
   /** Time source; the LMS's clock can also be moved with `lms.clock.advance()`. */
   now?: () => number;
   /** The platform's RSA signing key (private). Generated when not given. */
@@ -82,6 +88,7 @@ export interface LmsSettings {
   requireScopes: boolean;
   allowIncludes: boolean;
   loginDeploymentParam: 'lti_deployment_id' | 'deployment_id' | 'both';
+  platformStorage: boolean;
 }
 
 /** What every part of the LMS shares. */

@@ -123,6 +123,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
     requireScopes: options.requireScopes ?? true,
     allowIncludes: options.allowIncludes ?? true,
     loginDeploymentParam: options.loginDeploymentParam ?? 'lti_deployment_id',
+    platformStorage: options.platformStorage ?? true,
   };
   const seed = parseSeed(options.seed ?? demoSeed());
   const themeJavaScriptUrl = options.tool.themeJavaScriptUrl ?? null;

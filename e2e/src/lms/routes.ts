@@ -4,6 +4,7 @@ import { accountPageRoutes } from './pages/account-pages.js';
 import { coursePageRoutes } from './pages/course-pages.js';
 import { testbedRoutes } from './pages/testbed.js';
 import { toolLaunchRoutes } from './pages/tool-launch.js';
+import { postMessageForwardingRoutes } from './platform/post-message-forwarding.js';
 import { platformRoutes } from './platform/routes.js';
 import { accountRoutes } from './rest/accounts.js';
 import { assignmentRoutes } from './rest/assignments.js';
@@ -26,6 +27,7 @@ export function allRoutes(): RouteDef[] {
     ...sessionTokenRoutes(),
     ...oauthRoutes(),
     ...platformRoutes(),
+    ...postMessageForwardingRoutes(),
     ...testbedRoutes(),
     ...examBrowserRoutes(),
     ...toolLaunchRoutes(),

@@ -33,9 +33,15 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
+/**
+ * Chromium's switch that blocks third-party cookies as its phase-out does: a cookie a cross-site frame sets is not
+ * stored, unless it is `Partitioned` (CHIPS).
+ */
+export const BLOCK_THIRD_PARTY_COOKIES_ARGS = ['--test-third-party-cookie-phaseout'];
+
 /** A fresh headless Chromium; Playwright gives every launch its own empty temporary profile. */
-export async function launchBrowser(): Promise<LaunchedBrowser> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+export async function launchBrowser(options: { extraArgs?: readonly string[] } = {}): Promise<LaunchedBrowser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...(options.extraArgs ?? [])] });
   const context = await browser.newContext();
   return {
     browser,

@@ -34,10 +34,24 @@ export async function launchIntoToolFrame(page: Page, launchPageUrl: string, but
   const deadline = Date.now() + PAGE_TIMEOUT_MS;
   while (Date.now() < deadline) {
     const frame = page.frame({ name: 'tool_content' }) ?? page.mainFrame();
-    if (frame.url().startsWith(`${serviceUrl}/`)) return frame;
+    if (frame.url().startsWith(`${serviceUrl}/`) && !(await onPlatformStoragePage(frame))) return frame;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the tool frame did not open a page of ${serviceUrl}`);
+}
+
+/**
+ * Whether the frame shows one of the login's platform-storage pages (`server/src/http/platform-storage-pages.ts`),
+ * which go on by themselves within a moment: the launch has not arrived yet. A frame in the middle of a navigation
+ * counts as such a page too.
+ */
+async function onPlatformStoragePage(frame: Frame): Promise<boolean> {
+  if (new URL(frame.url()).pathname === '/lti/login') return true;
+  try {
+    return (await frame.locator('#exb-platform-storage').count()) > 0;
+  } catch {
+    return true;
+  }
 }
 
 /**

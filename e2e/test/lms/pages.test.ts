@@ -209,6 +209,6 @@ describe('tool placements', () => {
     const response = await page('/testbed/launch', undefined, { method: 'POST', form: { person: 'instructor', placement: 'course_navigation' } });
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/courses/101/external_tools/1');
-    expect(response.headers.get('set-cookie')).toMatch(/^canvas_session=[^;]+; Path=\/; HttpOnly; SameSite=Lax$/);
+    expect(response.headers.get('set-cookie')).toMatch(/^canvas_session=[^;]+; Path=\/; HttpOnly; SameSite=None; Secure$/);
   });
 });

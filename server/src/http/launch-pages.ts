@@ -132,6 +132,8 @@ export async function sendRoleView(reply: FastifyReply, ctx: AppContext, session
     ...(principal.name !== undefined ? { userName: principal.name } : {}),
     lmsReturnUrl: session.lmsReturnUrl ?? lmsHomeUrl(ctx.config.lmsUrl, principal),
     reloadUrl: LTI_LAUNCH_PATH,
+    // The page keeps it in memory and sends it with its requests: its session where the frame keeps no cookie.
+    sessionToken: ctx.sessionTokens.issue(session),
   };
   if (principal.kind === 'admin') {
     const account = { accountId: principal.accountId, ...(principal.accountName !== undefined ? { accountName: principal.accountName } : {}) };
@@ -207,6 +209,7 @@ function sendExbRequired(
     reloadUrl: exbLaunchPath(contentId),
     actionToken: ctx.actionTokens.issue(session, 'config-grant'),
     configGrantUrl: configGrantPath(principal.courseId, contentId),
+    sessionToken: ctx.sessionTokens.issue(session),
   });
 }
 

@@ -12,6 +12,7 @@ import { readSessionOfAnyAge, startSession } from '../security/session.js';
 import { clientSignal } from './client-signal.js';
 import { launchRouteOptions } from './launch-body.js';
 import { launchLocale, sendExbLaunch, sendLtiError, sendNotAuthorized, sendRoleView, sessionForReload } from './launch-pages.js';
+import { registerPlatformStorageScript, sendStoragePutPage, sendStorageReadPage } from './platform-storage-pages.js';
 
 /**
  * `GET|POST /lti/login` (the rules: `lti/login.ts`): the transaction cookie, then the redirect to the LMS's authorization
@@ -29,7 +30,11 @@ export async function handleLogin(
   if (!outcome.ok) return sendLtiError(reply, ctx, outcome.error, launchLocale(request));
   for (const name of outcome.staleCookies) reply.clearCookie(name, sessionCookieOptions());
   const { cookieName, cookieValue } = outcome.transaction;
+  // The cookie is set on either path: where the browser keeps it, the launch needs nothing from the platform storage.
   reply.setCookie(cookieName, cookieValue, sessionCookieOptions(LOGIN_STATE_TTL_SECONDS));
+  if (outcome.storage !== undefined) {
+    return sendStoragePutPage(reply, ctx.config.lmsUrl, launchLocale(request), outcome.storage, outcome.location);
+  }
   return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').redirect(outcome.location, 302);
 }
 
@@ -52,7 +57,22 @@ export async function handleLaunch(
     ...(endpointTarget ? { endpointTarget } : {}),
   };
   const claimed = await claimLaunch(ctx, attempt);
-  if (!claimed.ok) return sendLtiError(reply, ctx, claimed.error, launchLocale(request));
+  if (!claimed.ok) {
+    if (claimed.error !== null) return sendLtiError(reply, ctx, claimed.error, launchLocale(request));
+    // No transaction cookie came, and the login put its entries into the platform storage: the page reads them
+    // back and posts this launch again, to this same endpoint, with them.
+    const action = request.url.split('?')[0] ?? request.url;
+    return sendStorageReadPage(reply, ctx.config.lmsUrl, launchLocale(request), claimed.readStorage, {
+      action,
+      idToken: claimed.idToken,
+      state: claimed.state,
+    });
+  }
+  // The cookie path is every ordinary start's, a hot path that logs no line per success; the storage path is the
+  // exception worth seeing at the default level.
+  const bindingLog = { browserBinding: claimed.binding };
+  if (claimed.binding === 'cookie') request.log.debug(bindingLog, 'launch bound to the browser');
+  else request.log.info(bindingLog, 'launch bound to the browser');
   reply.clearCookie(claimed.transactionCookie, sessionCookieOptions());
   const locale = launchLocale(request, claimed.claims.locale);
   const identified = await identifyLaunch(ctx, claimed.claims);
@@ -90,6 +110,7 @@ export const LTI_LOGIN_PATH = '/lti/login';
 
 /** Document 1: `GET|POST /lti/login`, `POST /lti/launch`, `GET /lti/launch`. */
 export async function registerLtiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await registerPlatformStorageScript(app);
   // No automatic HEAD route: a login creates a state and a cookie, which a HEAD request has no use for.
   app.get(LTI_LOGIN_PATH, { exposeHeadRoute: false }, (request, reply) => handleLogin(request, reply, ctx, request.query));
   app.post(LTI_LOGIN_PATH, (request, reply) => handleLogin(request, reply, ctx, request.body));

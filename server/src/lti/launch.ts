@@ -5,6 +5,7 @@ import { LtiError, rateLimitedError, type RefusalKey } from './errors.js';
 import { verifyIdToken, type LaunchClaims } from './id-token.js';
 import { readLaunchEnvelope } from './launch-envelope.js';
 import type { LaunchTarget } from './launch-target.js';
+import { checkStoredValues, readStorageFields, storageKeys, type BrowserBindingPath, type PlatformStorageRead } from './platform-storage.js';
 
 export interface LaunchAttempt extends BrowserRequest {
   /** The posted form. */
@@ -18,10 +19,15 @@ export interface LaunchAttempt extends BrowserRequest {
   readonly signal?: AbortSignal;
 }
 
-/** Steps 1 to 8: the state is claimed (its transaction cookie is spent), or the first failed check. */
+/**
+ * Steps 1 to 8: the state is claimed (its transaction cookie is spent), or the first failed check, or (a login that
+ * used platform storage, posted by a browser without the cookie) the storage entries to read back before the launch
+ * is posted again with them.
+ */
 export type ClaimOutcome =
-  | { readonly ok: true; readonly claims: LaunchClaims; readonly transactionCookie: string }
-  | { readonly ok: false; readonly error: LtiError };
+  | { readonly ok: true; readonly claims: LaunchClaims; readonly transactionCookie: string; readonly binding: BrowserBindingPath }
+  | { readonly ok: false; readonly error: LtiError }
+  | { readonly ok: false; readonly error: null; readonly readStorage: PlatformStorageRead; readonly idToken: string; readonly state: string };
 
 /** After the claim: the verified principal, or why there is none (`error: null`: the role is not authorized). */
 export type IdentifyOutcome =
@@ -52,8 +58,24 @@ export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt)
       throw refuse('LTI_LAUNCH_STATE_INVALID', 'stateInvalid');
     }
 
-    // 4. The browser that posts the launch must hold the transaction cookie of the login that created the state.
-    const transaction = deps.transactionBinder.check(attempt.cookies, state.transactionBinding);
+    // 4. The browser that posts the launch must hold the transaction value of the login that created the state: in
+    // its transaction cookie, or, where the login put it into the LMS's platform storage and the browser kept no
+    // cookie, read back from there by the launch page (the form then carries it with the nonce).
+    let binding: BrowserBindingPath = 'cookie';
+    let transaction = deps.transactionBinder.check(attempt.cookies, state.transactionBinding);
+    if (transaction === 'missing' && state.storageTarget !== undefined) {
+      const stored = readStorageFields(attempt.body);
+      if (stored === undefined) {
+        const readStorage: PlatformStorageRead = {
+          target: state.storageTarget,
+          platformOrigin: new URL(config.lti.authUrl).origin,
+          ...storageKeys(envelope.state, state.nonce),
+        };
+        return { ok: false, error: null, readStorage, idToken: envelope.idToken, state: envelope.state };
+      }
+      binding = 'platform-storage';
+      transaction = checkStoredValues(deps.transactionBinder, state, stored);
+    }
     if (transaction !== 'ok') {
       throw refuse(transaction === 'missing' ? 'LTI_LAUNCH_TRANSACTION_MISSING' : 'LTI_LAUNCH_TRANSACTION_MISMATCH', 'transaction');
     }
@@ -87,7 +109,7 @@ export async function claimLaunch(deps: LtiDependencies, attempt: LaunchAttempt)
     if (!(await deps.loginStates.claim(envelope.state, attempt.signal))) {
       throw refuse('LTI_LAUNCH_STATE_REPLAYED', 'stateReplayed');
     }
-    return { ok: true, claims, transactionCookie: deps.transactionBinder.cookieName(state.transactionBinding) };
+    return { ok: true, claims, transactionCookie: deps.transactionBinder.cookieName(state.transactionBinding), binding };
   } catch (error) {
     if (error instanceof LtiError) return { ok: false, error };
     throw error;

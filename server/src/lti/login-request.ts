@@ -14,6 +14,8 @@ export const LOGIN_PARAMETER_LIMITS = {
   lti_deployment_id: 256,
   deployment_id: 256,
   lti_message_hint: 8192,
+  // A frame name (Canvas sends `post_message_forwarding`; the client-side postMessages also allow `_parent`).
+  lti_storage_target: 255,
 } as const;
 
 type LoginParameterName = keyof typeof LOGIN_PARAMETER_LIMITS;
@@ -38,6 +40,11 @@ export interface LoginRequest {
   clientId?: string;
   deploymentId?: string;
   messageHint?: string;
+  /**
+   * The frame that answers the platform-storage postMessages (`lti.put_data`, `lti.get_data`), when the LMS offers
+   * them: the login state can then be tied to the browser without a cookie (`lti/platform-storage.ts`).
+   */
+  storageTarget?: string;
 }
 
 function loginError(code: LtiErrorCode, key: RefusalKey, values?: Readonly<Record<string, string | number>>, details: RefusalText[] = []): LtiError {
@@ -105,6 +112,7 @@ export function validateLoginRequest(parameters: LoginParameters, config: LoginC
     ...(parameters.client_id !== undefined ? { clientId: parameters.client_id } : {}),
     ...(deploymentId !== undefined ? { deploymentId } : {}),
     ...(parameters.lti_message_hint !== undefined ? { messageHint: parameters.lti_message_hint } : {}),
+    ...(parameters.lti_storage_target !== undefined ? { storageTarget: parameters.lti_storage_target } : {}),
   };
 }
 

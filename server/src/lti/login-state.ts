@@ -16,6 +16,11 @@ export const loginStateSchema = z.object({
   /** Binds the state to the transaction cookie of the browser that started the login. */
   transactionBinding: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
   deploymentId: z.string().max(256).optional(),
+  /**
+   * The LMS's platform-storage frame named at the login (`lti_storage_target`): the login page also put the
+   * transaction value and the nonce there, so a launch whose browser kept no cookie can prove the same browser.
+   */
+  storageTarget: z.string().max(255).optional(),
   createdAt: z.number(),
 });
 
@@ -84,7 +89,14 @@ export class TransactionBinder {
 
   /** Checks the cookie a launch carries against the binding stored in the login state. */
   check(cookies: Record<string, string | undefined>, storedBinding: string): TransactionCheck {
-    const value = cookies[this.cookieName(storedBinding)];
+    return this.checkValue(cookies[this.cookieName(storedBinding)], storedBinding);
+  }
+
+  /**
+   * Checks a transaction value against the stored binding, wherever the browser kept it: in the transaction cookie or
+   * in the LMS's platform storage (the same value, put there by the login page).
+   */
+  checkValue(value: string | undefined, storedBinding: string): TransactionCheck {
     if (value === undefined || value === '') return 'missing';
     const [transactionId = '', cookieBinding = '', time, ...rest] = value.split('.');
     if (rest.length > 0 || !TRANSACTION_ID.test(transactionId)) return 'mismatch';

@@ -3,6 +3,7 @@ import { LtiError, rateLimitedError } from './errors.js';
 import { LTI_LAUNCH_PATH, parseTargetLinkUri, type LaunchTarget } from './launch-target.js';
 import { authorizationRedirectUrl, readLoginParameters, validateLoginRequest, type LoginParameters } from './login-request.js';
 import { newNonce, type LoginState, type Transaction } from './login-state.js';
+import { storageKeys, type PlatformStoragePut } from './platform-storage.js';
 
 export interface LoginAttempt extends BrowserRequest {
   /** The GET query or the POST form. */
@@ -20,6 +21,11 @@ export type LoginOutcome =
       readonly transaction: Transaction;
       /** Older transaction cookies of this browser to clear first, so it keeps only a few. */
       readonly staleCookies: string[];
+      /**
+       * Set when the LMS offers platform storage: the login page puts the transaction value and the nonce there
+       * before it goes on to `location`, so the launch can prove the browser where the cookie is not kept.
+       */
+      readonly storage?: PlatformStoragePut;
     }
   | { readonly ok: false; readonly error: LtiError };
 
@@ -44,17 +50,30 @@ export async function startLogin(deps: LtiDependencies, attempt: LoginAttempt): 
       issuer: login.issuer,
       transactionBinding: transaction.binding,
       ...(login.deploymentId !== undefined ? { deploymentId: login.deploymentId } : {}),
+      ...(login.storageTarget !== undefined ? { storageTarget: login.storageTarget } : {}),
       createdAt: Date.now(),
     };
+    const stateToken = await deps.loginStates.issue(state);
     const location = authorizationRedirectUrl({
       authUrl: config.lti.authUrl,
       clientId: config.lti.clientId,
       redirectUri: `${config.baseUrl}${LTI_LAUNCH_PATH}`,
       nonce,
-      state: await deps.loginStates.issue(state),
+      state: stateToken,
       login,
     });
-    return { ok: true, location, transaction, staleCookies: deps.transactionBinder.cookiesToClear(attempt.cookies) };
+    const staleCookies = deps.transactionBinder.cookiesToClear(attempt.cookies);
+    if (login.storageTarget === undefined) return { ok: true, location, transaction, staleCookies };
+    const { stateKey, nonceKey } = storageKeys(stateToken, nonce);
+    const storage: PlatformStoragePut = {
+      target: login.storageTarget,
+      platformOrigin: new URL(config.lti.authUrl).origin,
+      entries: [
+        { key: stateKey, value: transaction.cookieValue },
+        { key: nonceKey, value: nonce },
+      ],
+    };
+    return { ok: true, location, transaction, staleCookies, storage };
   } catch (error) {
     if (error instanceof LtiError) return { ok: false, error };
     throw error;

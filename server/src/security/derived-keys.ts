@@ -13,6 +13,7 @@ export const KEY_PURPOSES = [
   'exb-grant',
   'settings-secrets',
   'course-reset-journal',
+  'session-token',
 ] as const;
 
 export type KeyPurpose = (typeof KEY_PURPOSES)[number];

@@ -90,6 +90,10 @@ export interface HarnessOptions {
    * requirement read from the database, for flows that go on from the launch to authorization and management.
    */
   complete?: boolean;
+  /** The LMS offers platform storage (`lti_storage_target`); off by default: these requests run no page script. */
+  platformStorage?: boolean;
+  /** Records the service's log lines (at `debug`). */
+  logLines?: string[];
 }
 
 export const OAUTH_CLIENT_ID = '10000000000002';
@@ -100,6 +104,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const lms = createMockLms({
     baseUrl: LMS,
     issuer: ISSUER,
+    platformStorage: options.platformStorage ?? false,
     tool: {
       baseUrl: TOOL,
       clientId: CLIENT_ID,
@@ -114,6 +119,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const exbRequirement: ExbRequirementLookup = { isRequired: async () => requirement.required };
   const keySetClock = new KeySetClock();
   const t = await createTestApp({
+    ...(options.logLines ? { logLines: options.logLines } : {}),
     env: {
       BASE_URL: TOOL,
       LMS_URL: LMS,

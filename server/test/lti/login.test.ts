@@ -30,7 +30,7 @@ const params = (overrides: Record<string, string | undefined> = {}): Record<stri
     lti_deployment_id: DEPLOYMENT_ID,
     lti_message_hint: 'eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJ2ZXJpZmllciI6IngifQ.c2ln',
     canvas_environment: 'prod',
-    lti_storage_target: 'post_message_forwarding',
+    // Without `lti_storage_target`: a platform without platform storage (its login: `platform-storage.test.ts`).
     ...overrides,
   };
   return Object.fromEntries(Object.entries(base).filter((entry): entry is [string, string] => entry[1] !== undefined));

@@ -104,6 +104,8 @@ export interface HarnessOptions {
 export async function createStudentHarness(options: HarnessOptions = {}): Promise<StudentHarness> {
   const lms = createMockLms({
     baseUrl: LMS,
+    // Requests without a browser: the platform-storage pages' script would not run (`server/test/lti/platform-storage.test.ts` covers it).
+    platformStorage: false,
     tool: {
       baseUrl: SERVICE,
       clientId: '10000000000001',

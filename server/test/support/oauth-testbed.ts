@@ -86,6 +86,8 @@ export async function proveSeedContexts(lms: MockLms, orm: TestApp['db']['orm'],
 export async function createOAuthTestbed(options: OAuthTestbedOptions = {}): Promise<OAuthTestbed> {
   const lms = createMockLms({
     baseUrl: LMS_URL,
+    // Requests without a browser: the platform-storage pages' script would not run.
+    platformStorage: false,
     tool: {
       baseUrl: BASE_URL,
       clientId: '10000000000001',

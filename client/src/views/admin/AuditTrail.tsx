@@ -6,6 +6,7 @@ import { CursorPager, useCursorPages } from '../../components/CursorPager';
 import { DataTable, type TableColumn } from '../../components/DataTable';
 import { StatusAlert } from '../../components/StatusAlert';
 import { AUDIT_ACTION_LABEL, auditActionLabel, auditActorLabel, AUDIT_OUTCOME_LABEL, formatTime } from '../../lib/audit-labels';
+import { withSessionToken } from '../../lib/session-token';
 import { readServerError, useTRPC, type RouterOutputs } from '../../lib/trpc';
 import { pagerLabels } from './pager';
 
@@ -61,7 +62,7 @@ export function AuditTrail() {
     setApplied(serverFilter(form));
     pages.reset();
   };
-  const csvHref = `/api/admin/audit.csv?${new URLSearchParams(applied).toString()}`;
+  const csvHref = withSessionToken(`/api/admin/audit.csv?${new URLSearchParams(applied).toString()}`);
   const actions: [string, string][] = [
     ['', t('audit.allActions')],
     ['enforcement.', t('audit.anyEnforcement')],

@@ -1,6 +1,7 @@
 import { retryLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCLink } from '@trpc/client';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { TRPC_PATH, type AppRouter } from '../../lib/trpc';
+import { sessionFetch } from '../../lib/session-token';
 
 /** The header administrator mutations carry their action token in (Document 2; `server/src/security/action-token.ts`). */
 export const ACTION_TOKEN_HEADER = 'x-exb-action-token';
@@ -36,7 +37,7 @@ export function createActionTokenStore(initial: string | undefined, lifetimeSeco
   const renew = (): Promise<void> => {
     renewing ??= (async () => {
       try {
-        const response = await fetch(RENEW_PATH, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+        const response = await sessionFetch(RENEW_PATH, { headers: { accept: 'application/json' } });
         const renewed = response.ok ? readRenewed(await response.json()) : null;
         if (renewed !== null) {
           token = renewed.actionToken;

@@ -3,6 +3,7 @@ import { SERVICE_ROUTES, servicePath } from '@exb/shared/service-paths.js';
 import { i18next } from '../../i18n/i18n';
 import { errorMessage } from '../../lib/error-message';
 import { localPath } from '../../lib/launch';
+import { sessionFetch } from '../../lib/session-token';
 import { z } from '../../lib/zod';
 
 /** Routes of the student flow the pages call (Document 3). */
@@ -44,11 +45,10 @@ type Answer = { status: number; body: unknown } | null;
 /** A same-origin JSON `POST` with the tool's session cookie; `null` when no answer arrived. */
 async function postJson(path: string, body: unknown): Promise<Answer> {
   try {
-    const response = await fetch(path, {
+    const response = await sessionFetch(path, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify(body),
-      credentials: 'same-origin',
       cache: 'no-store',
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });

@@ -40,9 +40,13 @@ export class WebSessions {
   }
 
   setCookie(session: WebSession): string {
-    const secure = this.lms.baseUrl.startsWith('https:');
+    const { protocol, hostname } = new URL(this.lms.baseUrl);
+    // Browsers keep `Secure` cookies on https and on loopback hosts (secure contexts), also over plain http.
+    const secure = protocol === 'https:' || hostname === 'localhost' || hostname === '[::1]' || hostname.startsWith('127.');
     // A browser reaches the LMS again from inside the tool's frame (OIDC authorization, OAuth approval), so the
-    // cookie must travel there: SameSite=None where cookies can be Secure, Lax on plain-http development origins.
+    // cookie must travel there, also when the tool's own page sends the frame there (the platform-storage login page,
+    // a cross-site initiator): SameSite=None where cookies can be Secure, as the LMS's own session cookie is; Lax on
+    // other plain-http development origins.
     return `${SESSION_COOKIE}=${session.id}; Path=/; HttpOnly; ${secure ? 'SameSite=None; Secure' : 'SameSite=Lax'}`;
   }
 

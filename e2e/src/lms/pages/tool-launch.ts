@@ -6,6 +6,7 @@ import type { PlacementConfig } from '../platform/registration.js';
 import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';
 import type { Course, ResourceLink, User, WebSession } from '../state.js';
 import { loggedInVisitor, notFoundPage, unauthorizedPage, type PageVisitor } from './common.js';
+import { platformStorageMarkup } from '../platform/post-message-forwarding.js';
 import { applicationPage, autoPostForm, escapeHtml } from './html.js';
 
 type Who = { user: User; session: WebSession };
@@ -31,7 +32,8 @@ function toolPage(lms: LmsRuntime, req: RouteRequest, who: Who, launch: BuiltLau
       url: req.url,
       user: who.user,
       session: who.session,
-      body: `<h1 class="screenreader-only">${escapeHtml(heading)}</h1>\n${frame}\n${form}`,
+      // The storage listener is in place before the form posts the login into the frame.
+      body: `<h1 class="screenreader-only">${escapeHtml(heading)}</h1>\n${frame}\n${platformStorageMarkup(lms)}\n${form}`,
     }),
   );
 }

@@ -6,6 +6,7 @@ import type { User } from '../state.js';
 import { buildLaunchClaims, type LaunchDescription } from './claims.js';
 import { generatePlatformKey, PlatformKeySet, type PlatformKey } from './keys.js';
 import { LaunchResolver, type LaunchOptions } from './launch-description.js';
+import { PLATFORM_STORAGE_TARGET } from './post-message-forwarding.js';
 import { parseRegistration, type ToolRegistration } from './registration.js';
 
 export type { LaunchOptions, LaunchPlacement } from './launch-description.js';
@@ -160,7 +161,7 @@ export class Platform {
       context_type: context.kind === 'course' ? 'Course' : 'Account',
       context_id: context.kind === 'course' ? context.course.id : context.account.id,
       canvas_locale: description.user.locale,
-      include_storage_target: true,
+      include_storage_target: lms.settings.platformStorage,
       exp: Math.floor((lms.clock.now() + MESSAGE_HINT_LIFETIME_MS) / 1000),
     });
     const deploymentParam = options.deploymentIdParam ?? lms.settings.loginDeploymentParam;
@@ -176,8 +177,9 @@ export class Platform {
       lti_message_hint: hint,
       canvas_environment: 'prod',
       canvas_region: 'not_configured',
-      lti_storage_target: 'post_message_forwarding',
     });
+    // Platform storage is announced in the login and again in the launch (`post_message_forwarding.ts` beside this).
+    if (lms.settings.platformStorage) loginParams.lti_storage_target = PLATFORM_STORAGE_TARGET;
     return {
       verifier,
       user: description.user,
@@ -278,7 +280,7 @@ export class Platform {
         authenticity_token: randomToken(32),
         id_token: idToken,
         ...(params.state !== undefined ? { state: params.state } : {}),
-        lti_storage_target: 'post_message_forwarding',
+        ...(lms.settings.platformStorage ? { lti_storage_target: PLATFORM_STORAGE_TARGET } : {}),
       },
     };
   }

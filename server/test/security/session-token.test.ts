@@ -1,0 +1,124 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deriveKey } from '../../src/security/derived-keys.js';
+import { SESSION_MAX_AGE_MS } from '../../src/security/session.js';
+import { SessionGenerations } from '../../src/security/session-generations.js';
+import { SESSION_TOKEN_HEADER, SESSION_TOKEN_TTL_MS, SessionTokens } from '../../src/security/session-token.js';
+import { bootstrapOf, Browser, createHarness, launchAs, type Harness } from '../lti/launch-harness.js';
+
+/**
+ * The session as a header token (`security/session-token.ts`): what a page holds where its browser keeps no cookie in
+ * the LMS's frame. Every request here carries no cookie unless it says so.
+ */
+let h: Harness;
+let tokens: SessionTokens;
+beforeAll(async () => {
+  h = await createHarness();
+  tokens = new SessionTokens(deriveKey(h.t.config.secrets.appSecret, 'session-token'));
+});
+afterAll(() => h.close());
+
+const INSTRUCTOR = { person: 'instructor', placement: 'course_navigation', courseId: 101 } as const;
+const QUIZZES = '/api/quizzes';
+
+async function launchedToken(): Promise<{ token: string; browser: Browser }> {
+  const browser = new Browser();
+  const { response } = await launchAs(h, browser, INSTRUCTOR);
+  const token = bootstrapOf(response.body).sessionToken;
+  expect(typeof token).toBe('string');
+  return { token: token as string, browser };
+}
+
+function get(url: string, headers: Record<string, string>): Promise<LightMyRequestResponse> {
+  return h.t.app.inject({ method: 'GET', url, headers: { accept: 'application/json', ...headers } });
+}
+
+const errorCode = (response: LightMyRequestResponse) => (JSON.parse(response.body) as { error_code?: string }).error_code;
+
+/** Whether the request was served with a session: the refusal without one is `401 UNAUTHORIZED`. */
+const hadSession = (response: LightMyRequestResponse) => !(response.statusCode === 401 && errorCode(response) === 'UNAUTHORIZED');
+
+describe('the session header token', () => {
+  it('carries the launch’s session without a cookie, and each answer brings a fresh token', async () => {
+    const { token } = await launchedToken();
+    expect(hadSession(await get(QUIZZES, {}))).toBe(false);
+    const response = await get(QUIZZES, { [SESSION_TOKEN_HEADER]: token });
+    expect(hadSession(response)).toBe(true);
+    const fresh = response.headers[SESSION_TOKEN_HEADER];
+    expect(typeof fresh).toBe('string');
+    expect(tokens.open(fresh)?.sid).toBe(tokens.open(token)?.sid);
+    // No cookie is needed for the next request either.
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: fresh as string }))).toBe(true);
+  });
+
+  it('refuses a tampered token, even beside a valid session cookie', async () => {
+    const { token, browser } = await launchedToken();
+    const tampered = `${token.slice(0, 20)}${token[20] === 'A' ? 'B' : 'A'}${token.slice(21)}`;
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: tampered }))).toBe(false);
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: tampered, cookie: browser.header() }))).toBe(false);
+    expect(hadSession(await get(QUIZZES, { cookie: browser.header() }))).toBe(true);
+    for (const malformed of ['', 'not a token', 'x'.repeat(9000)]) {
+      expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: malformed }))).toBe(false);
+    }
+  });
+
+  it('refuses an expired token, and never lets one outlive the session’s absolute age', async () => {
+    const { token } = await launchedToken();
+    const session = tokens.open(token)!;
+    const later = new SessionTokens(deriveKey(h.t.config.secrets.appSecret, 'session-token'), () => Date.now() + SESSION_TOKEN_TTL_MS + 1);
+    expect(later.open(token)).toBeNull();
+    const issuedEarlier = new SessionTokens(deriveKey(h.t.config.secrets.appSecret, 'session-token'), () => Date.now() - SESSION_TOKEN_TTL_MS - 1);
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: issuedEarlier.issue(session) }))).toBe(false);
+    // A session near its 12 hours gets a token that ends with it.
+    const old = { ...session, createdAt: Date.now() - SESSION_MAX_AGE_MS + 1000 };
+    const nearEnd = tokens.issue(old);
+    expect(tokens.open(nearEnd)).not.toBeNull();
+    expect(new SessionTokens(deriveKey(h.t.config.secrets.appSecret, 'session-token'), () => Date.now() + 1001).open(nearEnd)).toBeNull();
+  });
+
+  it('is bound to its purpose and to the person’s sessions: another sealed value does not open, an ended session is gone', async () => {
+    const { token, browser } = await launchedToken();
+    const cookieValue = browser.session()!;
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: cookieValue.replace(/[^A-Za-z0-9_-]/g, '') }))).toBe(false);
+    const otherKey = new SessionTokens(deriveKey(h.t.config.secrets.appSecret, 'action-token'));
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: otherKey.issue(tokens.open(token)!) }))).toBe(false);
+
+    // The person's sessions were ended after this one was sealed: a launch now carries the new generation, and a
+    // token of the earlier generation is refused like its cookie would be.
+    const session = tokens.open(token)!;
+    await new SessionGenerations(h.t.db.pool).endSessions({ issuer: session.principal.issuer, subject: session.principal.ltiSubject });
+    const relaunched = tokens.open((await launchedToken()).token)!;
+    expect(relaunched.generation).toBe(session.generation + 1);
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: tokens.issue(relaunched) }))).toBe(true);
+    expect(hadSession(await get(QUIZZES, { [SESSION_TOKEN_HEADER]: tokens.issue({ ...relaunched, generation: session.generation }) }))).toBe(false);
+  });
+
+  it('opens a session page from a navigation carrying the token in its query, and nothing else that way', async () => {
+    const { token } = await launchedToken();
+    const page = await h.t.app.inject({ method: 'GET', url: `/lti/launch?session_token=${token}`, headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    const bootstrap = bootstrapOf(page.body);
+    expect(bootstrap.view).toBe('teacher');
+    expect(tokens.open(bootstrap.sessionToken)?.sid).toBe(tokens.open(token)?.sid);
+    // The audit trail export is a download link; an administrator's token opens it (an instructor's is refused by role).
+    const csv = await h.t.app.inject({ method: 'GET', url: `/api/admin/audit.csv?session_token=${token}` });
+    expect(csv.statusCode).not.toBe(401);
+    expect((await h.t.app.inject({ method: 'GET', url: '/api/admin/audit.csv' })).statusCode).toBe(401);
+    // Another API route does not read a token from its query, and a POST not at all.
+    expect(hadSession(await get(`${QUIZZES}?session_token=${token}`, {}))).toBe(false);
+    const posted = await h.t.app.inject({ method: 'POST', url: `/lti/launch?session_token=${token}`, payload: 'state=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(posted.statusCode).toBe(400);
+  });
+
+  it('keeps the same-origin rule for mutations: a token does not let another site’s request through', async () => {
+    const { token } = await launchedToken();
+    const response = await h.t.app.inject({
+      method: 'POST',
+      url: '/api/quizzes/course/101/refresh',
+      payload: '{}',
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site', [SESSION_TOKEN_HEADER]: token },
+    });
+    expect(response.statusCode).toBe(403);
+    expect(errorCode(response)).toBe('CROSS_SITE_REQUEST');
+  });
+});
