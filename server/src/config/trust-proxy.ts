@@ -46,7 +46,7 @@ export function parseTrustProxy(value: string | undefined): TrustProxy {
 /**
  * The setting as Fastify's `trustProxy` option. Fastify ignores a bare hop count (it cannot check that the nearest
  * peer is a proxy), so a count becomes a trust function over the hop index: the `hops` nearest hops are believed. That
- * is only sound while clients cannot reach the service around those proxies, which the README says.
+ * is only sound while clients cannot reach the service around those proxies, which docs/operations.md says.
  */
 export function fastifyTrustProxy(setting: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
   if (typeof setting !== 'number') return setting;

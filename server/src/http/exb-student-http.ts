@@ -51,7 +51,7 @@ export function coursePrincipal(request: FastifyRequest, courseId: unknown): { s
 
 /**
  * The session's principal when it belongs to `courseId` and the LMS proved that course id for the session's signed
- * context (README, trust model): `'unproven'` while it is not, `null` without a principal of the course. Every
+ * context (docs/architecture.md, trust model): `'unproven'` while it is not, `null` without a principal of the course. Every
  * course-scoped student route reads through this, as the configuration grant does, so a launch from another context
  * that claims a course nobody proved (a link's custom course id) reads nothing of it.
  */

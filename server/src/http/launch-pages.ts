@@ -84,7 +84,7 @@ export function configGrantPath(courseId: string, contentId: string): string {
  */
 async function studentCourseData(request: FastifyRequest, ctx: AppContext, principal: CoursePrincipal) {
   const { requiredAssessments, readiness, readinessDismissals } = ctx.examBrowser;
-  // Titles are the course's to tell: only for a course the LMS proved for this launch's context (README, trust model).
+  // Titles are the course's to tell: only for a course the LMS proved for this launch's context (docs/architecture.md, trust model).
   const listRequired = async () =>
     (await ctx.identity.courseProvenForReading(principal)) ? requiredAssessments.list(principal.courseId) : ('unverified' as const);
   const [listed, dismissed] = await Promise.all([
