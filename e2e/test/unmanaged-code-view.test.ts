@@ -73,7 +73,7 @@ describe.runIf(browserAvailable())('access codes not managed here, in the teache
     s.lms.state.users.get(2)!.locale = 'de';
     await s.launch();
     await expect.poll(() => tool().evaluate(() => document.documentElement.lang), { timeout: PAGE_TIMEOUT_MS }).toBe('de');
-    await s.visible(row('Lab safety check').getByText('Zugangscode nicht von hier verwaltet'), PAGE_TIMEOUT_MS);
+    await s.visible(row('Lab safety check').getByText('Fremder Zugangscode', { exact: true }), PAGE_TIMEOUT_MS);
     await s.visible(row('Lab safety check').getByRole('button', { name: 'Code im LMS entfernen für Lab safety check' }));
     await s.visible(row('Lab safety check').getByRole('button', { name: 'Durch den Code dieses Tools ersetzen für Lab safety check' }));
     await s.screenshot('05-german');
