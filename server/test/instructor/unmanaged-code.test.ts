@@ -56,6 +56,18 @@ describe('access codes this service does not manage', () => {
     expect((await list())[LAB]).toBe(false);
   });
 
+  it('a new quiz whose read fails keeps its last mark, and the refresh still succeeds', async () => {
+    Object.assign(newQuizSettings(), { require_student_access_code: true, student_access_code: 'copied-nq-code' });
+    await refresh();
+    expect((await list())[NEW_QUIZ]).toBe(true);
+    Object.assign(newQuizSettings(), { require_student_access_code: false, student_access_code: null });
+    t.bed.lms.faults.next('GET /api/quiz/v1/courses/:course_id/quizzes/:assignment_id', { status: 400 });
+    await refresh();
+    expect((await list())[NEW_QUIZ]).toBe(true);
+    await refresh();
+    expect((await list())[NEW_QUIZ]).toBe(false);
+  });
+
   it('an enforced quiz is not marked, and adopting a marked quiz puts the service’s own code in the LMS', async () => {
     await refresh();
     await t.courseExitPassword();
