@@ -32,6 +32,7 @@ const LANGUAGES = [
     require: (title: string) => `Require the exam browser for ${title}`,
     required: 'Required',
     missingBadge: 'Not protected in the LMS',
+    unmanagedBadge: 'Access code not managed here',
     staleBadge: 'LMS code changed',
     missingReason: 'The LMS has no access code on this quiz, so any browser can open it.',
     staleReason: 'The LMS has another access code than the one the service gives to exam browsers.',
@@ -75,6 +76,7 @@ const LANGUAGES = [
     require: (title: string) => `Exam-Browser für ${title} verlangen`,
     required: 'Pflicht',
     missingBadge: 'Im LMS nicht geschützt',
+    unmanagedBadge: 'Fremder Zugangscode',
     staleBadge: 'Code im LMS geändert',
     missingReason: 'Im LMS hat dieses Quiz keinen Zugangscode, daher kann jeder Browser es öffnen.',
     staleReason: 'Im LMS ist ein anderer Zugangscode hinterlegt als der, den der Dienst an Exam-Browser ausgibt.',
@@ -153,6 +155,9 @@ describe.runIf(browserAvailable()).each(LANGUAGES)('the administrator repairs wh
     await tool.getByRole('button', { name: words.refresh }).click();
     await s.visible(tool.getByText(words.found), PAGE_TIMEOUT_MS);
     await s.visible(tool.getByText(words.detailRefreshed, { exact: false }));
+    // The seed's Lab safety check carries an access code set in the LMS, which nobody enforces here.
+    await s.visible(row('Lab safety check').getByText(words.unmanagedBadge, { exact: true }));
+    expect(await row(MIDTERM).getByText(words.unmanagedBadge, { exact: true }).count()).toBe(0);
     await tool.getByRole('button', { name: words.newExit }).click();
     await tool.getByRole('button', { name: words.replaceExit }).click();
     // Enforcing needs the course's exit password: a switch clicked while the password is still being saved is refused

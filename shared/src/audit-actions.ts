@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'enforcement.regenerate-code',
   'enforcement.reapply-protection',
   'enforcement.accept-lms-code',
+  'enforcement.clear-lms-code',
   'policy.save',
   'policy.reset-defaults',
   'course-defaults.save',

@@ -9,6 +9,7 @@ import { AssessmentPolicyService } from './assessment-policy/policy-service.js';
 import { CourseDefaultsService } from './course-defaults/course-defaults-service.js';
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
+import { UnmanagedCodeScan } from './enforcement/unmanaged-code.js';
 import { ManagementLocks } from './locks.js';
 import { PasswordRevealService } from './password-reveal/password-reveal.js';
 import { createSettingsRepository, type SettingsDatabase, type SettingsRepository } from './settings/settings-repository.js';
@@ -57,8 +58,8 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     assessments,
     scope: new AssessmentScope(assessments, settings),
     locks,
-    discovery: new AssessmentDiscovery(assessments, locks, logger, verification),
-    enforcement: new EnforcementService({ settings, locks, logger, audit, managedExitPassword, verification }),
+    discovery: new AssessmentDiscovery(assessments, locks, logger, [verification, new UnmanagedCodeScan(assessments, settings, logger)]),
+    enforcement: new EnforcementService({ settings, assessments, locks, logger, audit, managedExitPassword, verification }),
     verification,
     policy: new AssessmentPolicyService({ settings, locks, audit, baseUrl }),
     courseDefaults: new CourseDefaultsService({ settings, locks, audit, baseUrl }),

@@ -81,6 +81,7 @@ export async function registerQuizzesRestRoutes(app: FastifyInstance, ctx: AppCo
   app.post('/api/quizzes/:courseId/:quizId/exb/regenerate-code', handle((api, request) => api.enforcement.regenerateCode(assessment(request))));
   app.post('/api/quizzes/:courseId/:quizId/exb/protection/reapply', handle((api, request) => api.enforcement.reapplyProtection(assessment(request))));
   app.post('/api/quizzes/:courseId/:quizId/exb/protection/accept-lms-code', handle((api, request) => api.enforcement.acceptLmsCode(assessment(request))));
+  app.post('/api/quizzes/:courseId/:quizId/exb/protection/clear-lms-code', handle((api, request) => api.enforcement.clearLmsCode(assessment(request))));
   app.get(
     '/api/quizzes/:courseId/:quizId/exb/config',
     handle(

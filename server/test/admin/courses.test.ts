@@ -262,7 +262,11 @@ describe('GET /api/admin/courses/:courseId', () => {
       verificationReason: null,
       updatedAt: null,
       discovered: true,
+      unmanagedAccessCode: false,
     });
+    // The seed's Lab safety check has an access code set in the LMS that nobody enforces here; only whether is shown.
+    expect(course.assessments.find((view: { id: string }) => view.id === 'classicquiz_204')).toMatchObject({ unmanagedAccessCode: true });
+    expect(response.body).not.toContain('lab-2026');
     expect(response.headers['cache-control']).toBe('no-store');
   });
 

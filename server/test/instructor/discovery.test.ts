@@ -138,15 +138,22 @@ describe('assessment discovery and the cache (instructor routes)', () => {
       const list = response.json();
       expect(Array.isArray(list)).toBe(true);
       expect(list).toHaveLength(6);
-      expect(list).toContainEqual({ id: 'classicquiz_203', title: 'Final exam (draft)', courseId: COURSE, contentType: 'CLASSIC_QUIZ', published: false });
-      expect(list).toContainEqual({ id: 'newquiz:101:301', title: 'Final exam (New Quizzes)', courseId: COURSE, contentType: 'NEW_QUIZ', published: true });
+      expect(list).toContainEqual({ id: 'classicquiz_203', title: 'Final exam (draft)', courseId: COURSE, contentType: 'CLASSIC_QUIZ', published: false, unmanagedAccessCode: false });
+      expect(list).toContainEqual({ id: 'newquiz:101:301', title: 'Final exam (New Quizzes)', courseId: COURSE, contentType: 'NEW_QUIZ', published: true, unmanagedAccessCode: false });
       expect(lmsCalls()).toBe(0);
     });
 
     it('GET /api/quizzes/:quizId accepts a content id or a bare classic quiz id', async () => {
       const bare = await t.request('GET', '/api/quizzes/201');
       expect(bare.statusCode).toBe(200);
-      expect(bare.json()).toEqual({ id: 'classicquiz_201', title: 'Midterm exam', courseId: COURSE, contentType: 'CLASSIC_QUIZ', published: true });
+      expect(bare.json()).toEqual({
+        id: 'classicquiz_201',
+        title: 'Midterm exam',
+        courseId: COURSE,
+        contentType: 'CLASSIC_QUIZ',
+        published: true,
+        unmanagedAccessCode: false,
+      });
       expect((await t.request('GET', '/api/quizzes/classicquiz_201')).json()).toEqual(bare.json());
       const newQuiz = await t.request('GET', `/api/quizzes/${encodeURIComponent('newquiz:101:301')}`);
       expect(newQuiz.json()).toMatchObject({ id: 'newquiz:101:301', contentType: 'NEW_QUIZ' });

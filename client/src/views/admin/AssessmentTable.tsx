@@ -22,6 +22,8 @@ function StatusBadges({ assessment }: { assessment: AdminAssessment }) {
   if (assessment.exbRequired && !assessment.hasQuitPassword) badges.push(<Pill key="exit" color="danger">{t('status.noExitPassword')}</Pill>);
   if (!assessment.usesCourseDefaults) badges.push(<Pill key="own" color="info">{t('status.ownSettings')}</Pill>);
   if (!assessment.discovered) badges.push(<Pill key="gone">{t('status.notInLms')}</Pill>);
+  // A code the LMS carries that nobody here enforces (a course copy brings them along): the teacher's words again.
+  if (assessment.unmanagedAccessCode) badges.push(<Pill key="unmanaged" color="warning">{teacherText('unmanagedCode.badge')}</Pill>);
   return <BadgeList badges={badges} emptyLabel={t('status.notRequired')} />;
 }
 

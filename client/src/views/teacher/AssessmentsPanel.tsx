@@ -25,6 +25,7 @@ import { fieldKey } from './form-errors';
 import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
+import { UnmanagedCodeNotice } from './UnmanagedCode';
 import { CourseUrlRuleReadings, UrlRuleReadingList, useUrlRuleReadings } from './UrlRuleReadings';
 import { useVerification, useVerificationRefetch, VerificationNotice } from './Verification';
 
@@ -258,6 +259,7 @@ function AssessmentTable({
                 <Table.Cell>
                   <StatusBadges setting={setting} verification={verification[assessment.id]} />
                   <VerificationNotice assessment={assessment} setting={setting} record={verification[assessment.id]} />
+                  <UnmanagedCodeNotice assessment={assessment} />
                   {/* The course defaults' marked rules are shown once above the list; here only the assessment's own. */}
                   <UrlRuleReadingList
                     scope={scope}

@@ -12,6 +12,8 @@ export const Assessment = defineEntity({
     lmsAssessmentId: p.text(),
     title: p.text(),
     published: p.boolean().default(false),
+    /** The LMS showed an access code on it at the last discovery (`domain/enforcement/unmanaged-code.ts`). */
+    lmsHasAccessCode: p.boolean().default(false),
     discoveredAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()').onUpdate(() => new Date()),
   },

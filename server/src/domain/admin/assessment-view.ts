@@ -1,6 +1,7 @@
 import { parseContentId } from '@exb/shared/content-id.js';
 import type { ExternalToolConfig } from '@exb/shared/exb-policy.js';
 import type { VerificationStatus } from '@exb/shared/verification-status.js';
+import { hasUnmanagedAccessCode } from '../enforcement/unmanaged-code.js';
 import { resolveExitPassword, resolveStartPassword } from '../settings/effective-settings.js';
 import {
   defaultAssessmentSettings,
@@ -29,6 +30,8 @@ export interface AdminAssessmentView {
   readonly updatedAt: string | null;
   /** `false` for an assessment discovery no longer lists whose setting is kept (its access code stays removable). */
   readonly discovered: boolean;
+  /** Addition: the LMS has an access code on it that the service does not enforce (`enforcement/unmanaged-code.ts`). */
+  readonly unmanagedAccessCode: boolean;
 }
 
 /**
@@ -62,6 +65,7 @@ export function adminAssessmentView(
     verificationReason: setting.verificationStatus === 'verified' ? null : verificationReason,
     updatedAt: setting.updatedAt === null ? null : setting.updatedAt.toISOString(),
     discovered: cached !== null,
+    unmanagedAccessCode: cached !== null && hasUnmanagedAccessCode(cached, stored),
   };
 }
 

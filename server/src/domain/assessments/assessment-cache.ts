@@ -21,11 +21,12 @@ interface AssessmentRow {
   lms_assessment_id: string;
   title: string;
   published: boolean;
+  lms_has_access_code: boolean;
   discovered_at: Date | string;
   updated_at: Date | string;
 }
 
-const COLUMNS = 'course_id, content_id, content_type, lms_assessment_id, title, published, discovered_at, updated_at';
+const COLUMNS = 'course_id, content_id, content_type, lms_assessment_id, title, published, lms_has_access_code, discovered_at, updated_at';
 
 /** Course reset: deletes the course's cached assessments in the caller's transaction; returns their content ids. */
 export async function deleteCourseAssessments(tx: SqlOnClient, courseId: string): Promise<string[]> {
@@ -115,6 +116,20 @@ export class AssessmentCache {
     });
     return this.list(courseId);
   }
+
+  /**
+   * Records which of a course's assessments the LMS showed an access code on: `seen` maps content ids to what was read;
+   * assessments not in it keep their last value (their read failed or was not needed).
+   */
+  async recordLmsAccessCodes(courseId: string, seen: ReadonlyMap<string, boolean>): Promise<void> {
+    if (!isLmsId(courseId) || seen.size === 0) return;
+    await this.orm.em.getConnection().execute(
+      `update assessment a set lms_has_access_code = seen.value::boolean
+       from jsonb_each_text(?::jsonb) seen
+       where a.course_id = ? and a.content_id = seen.key and a.lms_has_access_code is distinct from seen.value::boolean`,
+      [JSON.stringify(Object.fromEntries(seen)), courseId],
+    );
+  }
 }
 
 function toCachedAssessment(row: AssessmentRow): CachedAssessment {
@@ -125,6 +140,7 @@ function toCachedAssessment(row: AssessmentRow): CachedAssessment {
     lmsAssessmentId: row.lms_assessment_id,
     title: row.title,
     published: row.published,
+    lmsHasAccessCode: row.lms_has_access_code,
     discoveredAt: new Date(row.discovered_at),
     updatedAt: new Date(row.updated_at),
   };

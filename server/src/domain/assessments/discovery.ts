@@ -10,8 +10,9 @@ import type { AssessmentCache, DiscoveredAssessment } from './assessment-cache.j
 const MAX_TITLE_LENGTH = 500;
 
 /**
- * What runs after discovery, still under the course write lock, with the quiz list just read: the access-code
- * verification (`domain/enforcement/access-code-verification.ts`), so every refresh also checks the LMS's codes.
+ * What runs after discovery, still under the course write lock, with the quiz list just read, in order: the access-code
+ * verification of enforced assessments (`domain/enforcement/access-code-verification.ts`) and the search for codes the
+ * service does not manage (`domain/enforcement/unmanaged-code.ts`), so every refresh also checks the LMS's codes.
  */
 export interface DiscoveryFollowUp {
   verifyCourse(courseId: string, lms: LmsApi, options: { classicQuizzes: readonly LmsQuiz[]; byLmsUserId: string | null }): Promise<void>;
@@ -27,7 +28,7 @@ export class AssessmentDiscovery {
     private readonly cache: AssessmentCache,
     private readonly locks: ManagementLocks,
     private readonly logger: Logger,
-    private readonly followUp: DiscoveryFollowUp | null = null,
+    private readonly followUps: readonly DiscoveryFollowUp[] = [],
   ) {}
 
   /** `byLmsUserId`: whose grant `lms` carries, remembered as someone who can check the course's codes later. */
@@ -66,8 +67,8 @@ export class AssessmentDiscovery {
       // An id the service cannot address would only produce an assessment nobody can enforce.
       if (skipped > 0) this.logger.warn({ courseId, skipped }, 'discovery skipped LMS assessments without a usable id');
       const cached = await this.cache.replaceCourse(courseId, discovered);
-      await this.followUp?.verifyCourse(courseId, lms, { classicQuizzes: quizzes, byLmsUserId });
-      return cached;
+      for (const followUp of this.followUps) await followUp.verifyCourse(courseId, lms, { classicQuizzes: quizzes, byLmsUserId });
+      return this.followUps.length === 0 ? cached : this.cache.list(courseId);
     });
   }
 }

@@ -5,6 +5,7 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import { audited, failedWithCode, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError } from '../../lms/errors.js';
+import type { AssessmentCache } from '../assessments/assessment-cache.js';
 import type { AssessmentRef } from '../assessments/scope.js';
 import { DomainError } from '../../domain-error.js';
 import type { ManagementLocks } from '../locks.js';
@@ -33,6 +34,7 @@ export interface RepairedView extends SettingView {
 
 export interface EnforcementDependencies {
   readonly settings: SettingsRepository;
+  readonly assessments: AssessmentCache;
   readonly locks: ManagementLocks;
   readonly logger: Logger;
   readonly audit: AuditLog;
@@ -201,6 +203,29 @@ export class EnforcementService {
           : await this.deps.settings.saveAssessmentSettings(ref.courseId, { ...current, accessCode: observed.code, verificationStatus: 'verified' });
       await this.deps.settings.recordVerification(ref.courseId, ref.contentId, saved.version, { status: 'verified', reason: null, byLmsUserId });
       return { ...this.view(saved, courseDefaults), verificationStatus: 'verified' as const };
+    });
+  }
+
+  /**
+   * "Clear the code" of an assessment whose LMS access code the service does not manage (`unmanaged-code.ts`: a course
+   * copy carried it along): removes it in the LMS first, so students are no longer stuck at a prompt nobody answers, and
+   * only then records that the LMS has no code. An enforced assessment is refused: its code is the service's own, and
+   * switching enforcement off is what removes it. Nothing is put back when the outcome is unknown, since the service
+   * never knew the code.
+   */
+  clearUnmanagedCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<{ readonly contentId: string }> {
+    return audited(this.deps.audit, by, target('enforcement.clear-lms-code', ref), () => this.clearUnmanagedLocked(ref, lms));
+  }
+
+  private async clearUnmanagedLocked(ref: AssessmentRef, lms: LmsApi): Promise<{ readonly contentId: string }> {
+    return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
+      const { current } = await this.load(ref);
+      if (isOn(current)) {
+        throw new DomainError(ErrorCodes.LMS_ACCESS_CODE_MANAGED, 'The exam browser is required for this assessment; its access code is the service’s own.');
+      }
+      await writeLmsAccessCode(lms, ref, null);
+      await this.deps.assessments.recordLmsAccessCodes(ref.courseId, new Map([[ref.contentId, false]]));
+      return { contentId: ref.contentId };
     });
   }
 

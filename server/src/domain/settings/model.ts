@@ -22,6 +22,11 @@ export interface CachedAssessment {
   readonly lmsAssessmentId: string;
   readonly title: string;
   readonly published: boolean;
+  /**
+   * The LMS showed an access code on it at the last discovery (a course copy carries codes along). Whether the service
+   * manages that code is a question of the setting: `unmanagedAccessCode` in `enforcement/unmanaged-code.ts`.
+   */
+  readonly lmsHasAccessCode: boolean;
   readonly discoveredAt: Date;
   readonly updatedAt: Date;
 }

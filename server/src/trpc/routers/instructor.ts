@@ -6,6 +6,7 @@ import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
 import { effectiveWebsiteRules, statusView } from '../../domain/enforcement/status-view.js';
+import { hasUnmanagedAccessCode } from '../../domain/enforcement/unmanaged-code.js';
 import { DomainError } from '../../domain-error.js';
 import type { ManagementServices } from '../../domain/management-services.js';
 import { policyError } from '../../domain/policy-errors.js';
@@ -14,6 +15,7 @@ import {
   defaultAssessmentSettings,
   redactAssessmentSettings,
   redactCourseDefaults,
+  type AssessmentSettings,
   type CachedAssessment,
   type RedactedAssessmentSettings,
 } from '../../domain/settings/model.js';
@@ -90,15 +92,21 @@ export interface CachedAssessmentView {
   courseId: string;
   contentType: CachedAssessment['contentType'];
   published: boolean;
+  /**
+   * Addition: the LMS has an access code on it that this service does not enforce (a course copy carried it along), so
+   * students would wait at a prompt nobody answers. Only whether; never the code.
+   */
+  unmanagedAccessCode: boolean;
 }
 
-function cachedView(assessment: CachedAssessment): CachedAssessmentView {
+function cachedView(assessment: CachedAssessment, setting: AssessmentSettings | null | undefined): CachedAssessmentView {
   return {
     id: assessment.contentId,
     title: assessment.title,
     courseId: assessment.courseId,
     contentType: assessment.contentType,
     published: assessment.published,
+    unmanagedAccessCode: hasUnmanagedAccessCode(assessment, setting),
   };
 }
 
@@ -140,16 +148,19 @@ export const instructorRouter = router({
 
   assessments: router({
     /** `GET /api/quizzes`: the cache only, no LMS call. */
-    list: instructorQuery.query(async ({ ctx }): Promise<CachedAssessmentView[]> =>
-      (await ctx.services.assessments.list(ctx.principal.courseId)).map(cachedView),
-    ),
+    list: instructorQuery.query(async ({ ctx }): Promise<CachedAssessmentView[]> => {
+      const courseId = ctx.principal.courseId;
+      const [cached, stored] = await Promise.all([ctx.services.assessments.list(courseId), ctx.services.settings.listAssessmentSettings(courseId)]);
+      const settings = new Map(stored.map((setting) => [setting.contentId, setting]));
+      return cached.map((assessment) => cachedView(assessment, settings.get(assessment.contentId)));
+    }),
 
     /** `GET /api/quizzes/:quizId`. */
     get: instructorQuery.input(z.object({ quizId: assessmentIdInput })).query(async ({ ctx, input }): Promise<CachedAssessmentView> => {
       const ref = await ctx.services.scope.resolve(ctx.principal.courseId, input.quizId);
       // Known only by its setting: discovery dropped it, so there is no cached assessment to show.
       if (ref.cached === null) throw assessmentNotFound();
-      return cachedView(ref.cached);
+      return cachedView(ref.cached, await ctx.services.settings.loadAssessmentSettings(ref.courseId, ref.contentId));
     }),
 
     /** `GET /api/quizzes/exb-settings`: every cached or configured assessment's redacted setting, by content id. */
@@ -276,6 +287,15 @@ export const instructorRouter = router({
       const ref = await scopedAssessment(ctx, input);
       const setting = await ctx.services.enforcement.acceptLmsCode(by(ctx), ref, ctx.lms);
       return { success: true as const, message: 'The LMS’s access code is now the one released to exam browsers.', setting };
+    }),
+
+    /**
+     * Addition: `POST .../exb/protection/clear-lms-code` removes, in the LMS, an access code this service does not
+     * manage (a course copy carried it along). Adopting it instead is `enable`, which puts the service's own code there.
+     */
+    clearLmsCode: instructorMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      await ctx.services.enforcement.clearUnmanagedCode(by(ctx), await scopedAssessment(ctx, input), ctx.lms);
+      return { success: true as const, message: 'The access code was removed in the LMS; students can open the quiz without it.' };
     }),
 
     /** `GET .../exb/config`: where the exam-browser launch of the assessment starts. */
