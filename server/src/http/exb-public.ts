@@ -18,6 +18,7 @@ import { requestLocale } from '../security/session.js';
 import { errorBody } from './error-body.js';
 import { escapeHtml, htmlSecurityHeaders } from '../pages/shell.js';
 import { staticPage } from './static-page.js';
+import { testbedQuitNoticeHead } from './testbed-quit-notice.js';
 
 /**
  * Setup-check downloads per minute. The file is cached, so the budgets only keep one client (or a flood from many)
@@ -142,10 +143,12 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
   app.get(SETUP_CHECK_QUIT_PATH, async (request, reply) => {
     const locale = requestLocale(request);
     const t = translator(locale);
-    const html = staticPage(locale, t('launch:setupCheck.finishedTitle'), [
-      t('launch:setupCheck.finishedCloses'),
-      t('launch:setupCheck.finishedStaysOpen'),
-    ]);
+    const html = staticPage(
+      locale,
+      t('launch:setupCheck.finishedTitle'),
+      [t('launch:setupCheck.finishedCloses'), t('launch:setupCheck.finishedStaysOpen')],
+      testbedQuitNoticeHead(config),
+    );
     return reply
       .headers(htmlSecurityHeaders(config.lmsUrl))
       .headers({ 'x-exb-quit': 'true', 'x-exb-exit': 'setup-check' })

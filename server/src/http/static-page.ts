@@ -18,7 +18,10 @@ export function paragraphsMarkup(texts: readonly string[]): string {
   return texts.map((text) => `<p>${escapeHtml(text)}</p>`).join('');
 }
 
-/** A page that works without the client bundle, for places where the tool was opened outside the LMS. */
-export function staticPage(locale: Locale, title: string, paragraphs: readonly string[]): string {
-  return `${staticPageStart(locale, title, `<style>${STATIC_PAGE_STYLE}</style>`)}${paragraphsMarkup(paragraphs)}</main></body></html>`;
+/**
+ * A page that works without the client bundle, for places where the tool was opened outside the LMS; `head` is extra
+ * head markup, already escaped.
+ */
+export function staticPage(locale: Locale, title: string, paragraphs: readonly string[], head = ''): string {
+  return `${staticPageStart(locale, title, `<style>${STATIC_PAGE_STYLE}</style>${head}`)}${paragraphsMarkup(paragraphs)}</main></body></html>`;
 }

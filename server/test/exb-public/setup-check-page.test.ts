@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configKeyHashForUrl } from '../../src/exb/index.js';
+import { TESTBED_QUIT_NOTICE_PATH } from '../../src/http/testbed-quit-notice.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { bootstrapOf, developmentIdentity, LMS, openWith, SERVICE } from './helpers.js';
 
@@ -146,6 +147,33 @@ describe('setup-check page, proof and quit page', () => {
       expect(String(response.headers['content-security-policy'])).toContain("default-src 'none'");
       expect(response.body).toContain('Setup check finished');
     });
+  });
+});
+
+describe('the setup check’s quit page in the development LMS’s simulated exam browser', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: { BASE_URL: SERVICE, LMS_URL: LMS, TESTBED_ENABLED: 'true' },
+      configOptions: { developmentLms: { examBrowserUrl: `${LMS}/testbed/exam-browser` } },
+    });
+  });
+  afterAll(() => t.close());
+
+  it('tells the simulated window that the quit URL was reached, as the exam quit page does', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/exb/check/quit' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain(`<script src="${TESTBED_QUIT_NOTICE_PATH}" defer></script>`);
+    expect((await t.app.inject({ method: 'GET', url: TESTBED_QUIT_NOTICE_PATH })).statusCode).toBe(200);
+  });
+
+  it('loads no script without the testbed', async () => {
+    const plain = await createTestApp({ env: { BASE_URL: SERVICE, LMS_URL: LMS } });
+    try {
+      expect((await plain.app.inject({ method: 'GET', url: '/exb/check/quit' })).body).not.toContain('<script');
+    } finally {
+      await plain.close();
+    }
   });
 });
 
