@@ -110,6 +110,23 @@ describe('the session header token', () => {
     expect(posted.statusCode).toBe(400);
   });
 
+  it('never answers a token’s request with a cookie: a page opened with another person’s token plants nothing', async () => {
+    const { token } = await launchedToken();
+    const victim = (await launchedToken()).browser;
+    const page = await h.t.app.inject({ method: 'GET', url: `/lti/launch?session_token=${token}`, headers: { accept: 'text/html', cookie: victim.header() } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['set-cookie']).toBeUndefined();
+    // A token whose person's sessions were ended is dropped, which changes the request's session: still no cookie.
+    const session = tokens.open(token)!;
+    const ended = tokens.issue({ ...session, generation: session.generation - 1 });
+    const dropped = await h.t.app.inject({ method: 'GET', url: `/lti/launch?session_token=${ended}`, headers: { accept: 'text/html', cookie: victim.header() } });
+    expect(dropped.headers['set-cookie']).toBeUndefined();
+    const headerDropped = await get(QUIZZES, { [SESSION_TOKEN_HEADER]: ended, cookie: victim.header() });
+    expect(hadSession(headerDropped)).toBe(false);
+    expect(headerDropped.headers['set-cookie']).toBeUndefined();
+    expect(hadSession(await get(QUIZZES, { cookie: victim.header() }))).toBe(true);
+  });
+
   it('keeps the same-origin rule for mutations: a token does not let another site’s request through', async () => {
     const { token } = await launchedToken();
     const response = await h.t.app.inject({
