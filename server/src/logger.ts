@@ -31,6 +31,9 @@ export const REDACTED_PATHS = [
   '*.grant',
   '*.token',
   '*.ticket',
+  // The session token, should a navigation's query or a page's bootstrap be logged as an object.
+  '*.session_token',
+  '*.sessionToken',
 ];
 
 // Tokens also travel in paths (exit grants) and queries (config grants, OAuth codes): logs keep only the shape.

@@ -84,8 +84,17 @@ export function adoptTokenSession(
   const header = request.headers[SESSION_TOKEN_HEADER] ?? tokenInQuery(request);
   if (header === undefined) return;
   const session = tokens.open(header);
-  request.session = createSession(session === null ? {} : { data: session });
+  request.session = unsaved(createSession(session === null ? {} : { data: session }));
   if (session !== null) carriedToken.add(request);
+}
+
+/**
+ * A token's session never reaches the cookie: whatever the request changes in it travels only in the fresh token
+ * ({@link renewTokenSession}). Otherwise a page opened with someone else's token in its address (or a dropped token)
+ * would answer with a cookie replacing the browser's own session. The cookie plugin writes only a changed session.
+ */
+function unsaved(session: Session): Session {
+  return new Proxy(session, { get: (target, prop) => (prop === 'changed' ? false : Reflect.get(target, prop)) });
 }
 
 /** The answer to a request that carried a token brings a fresh one of its session (as the request left it), if any. */

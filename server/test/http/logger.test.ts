@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
+import { createLogger, redactUrl } from '../../src/logger.js';
 
 function capture(): { lines: Record<string, unknown>[]; logger: ReturnType<typeof createLogger> } {
   const lines: Record<string, unknown>[] = [];
@@ -34,5 +34,15 @@ describe('log redaction', () => {
       expect(text).not.toContain(secret);
     }
     expect(lines[0]).toMatchObject({ query: { code: '[redacted]', state: '[redacted]' }, body: { code: '[redacted]' } });
+  });
+  it('hides a session token carried in a navigation’s query, in its logged URL and in a logged query', () => {
+    const { lines, logger } = capture();
+    const url = '/exb/launch/201?session_token=token-4711abcdefghijklmnopqrstuvwxyz0123&lang=de';
+    expect(redactUrl(url)).toBe('/exb/launch/201?session_token=[redacted]&lang=[redacted]');
+    logger.info({ req: { method: 'GET', url, id: 'r1' } }, 'request');
+    logger.info({ query: { session_token: 'query-token-4711' }, bootstrap: { sessionToken: 'bootstrap-token-4711' } }, 'query');
+    const text = JSON.stringify(lines);
+    for (const secret of ['token-4711', 'query-token-4711', 'bootstrap-token-4711']) expect(text).not.toContain(secret);
+    expect(lines[0]).toMatchObject({ req: { url: '/exb/launch/201?session_token=[redacted]&lang=[redacted]' } });
   });
 });

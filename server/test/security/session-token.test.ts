@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deriveKey } from '../../src/security/derived-keys.js';
 import { SESSION_MAX_AGE_MS } from '../../src/security/session.js';
 import { SessionGenerations } from '../../src/security/session-generations.js';
@@ -110,6 +110,23 @@ describe('the session header token', () => {
     expect(posted.statusCode).toBe(400);
   });
 
+  it('never answers a token’s request with a cookie: a page opened with another person’s token plants nothing', async () => {
+    const { token } = await launchedToken();
+    const victim = (await launchedToken()).browser;
+    const page = await h.t.app.inject({ method: 'GET', url: `/lti/launch?session_token=${token}`, headers: { accept: 'text/html', cookie: victim.header() } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['set-cookie']).toBeUndefined();
+    // A token whose person's sessions were ended is dropped, which changes the request's session: still no cookie.
+    const session = tokens.open(token)!;
+    const ended = tokens.issue({ ...session, generation: session.generation - 1 });
+    const dropped = await h.t.app.inject({ method: 'GET', url: `/lti/launch?session_token=${ended}`, headers: { accept: 'text/html', cookie: victim.header() } });
+    expect(dropped.headers['set-cookie']).toBeUndefined();
+    const headerDropped = await get(QUIZZES, { [SESSION_TOKEN_HEADER]: ended, cookie: victim.header() });
+    expect(hadSession(headerDropped)).toBe(false);
+    expect(headerDropped.headers['set-cookie']).toBeUndefined();
+    expect(hadSession(await get(QUIZZES, { cookie: victim.header() }))).toBe(true);
+  });
+
   it('keeps the same-origin rule for mutations: a token does not let another site’s request through', async () => {
     const { token } = await launchedToken();
     const response = await h.t.app.inject({
@@ -120,5 +137,78 @@ describe('the session header token', () => {
     });
     expect(response.statusCode).toBe(403);
     expect(errorCode(response)).toBe('CROSS_SITE_REQUEST');
+  });
+});
+
+describe('the session token in an exam-browser launch page’s query', () => {
+  const QUIZ = { person: 'student1', placement: 'assessment', contentId: 'classicquiz_201' } as const;
+  const EXAM_BROWSER_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120 SEB/3.7.1';
+  const PAGE = '/exb/launch/classicquiz_201';
+  afterEach(() => {
+    h.requirement.required = false;
+  });
+
+  async function studentToken(): Promise<{ token: string; browser: Browser }> {
+    h.requirement.required = true;
+    const browser = new Browser();
+    const { response } = await launchAs(h, browser, QUIZ);
+    return { token: bootstrapOf(response.body).sessionToken as string, browser };
+  }
+
+  const open = (url: string, headers: Record<string, string> = {}) =>
+    h.t.app.inject({ method: 'GET', url, headers: { accept: 'text/html', 'sec-fetch-site': 'same-origin', ...headers } });
+
+  it('opens the student’s launch page as the cookie would, without setting a cookie', async () => {
+    const { token, browser } = await studentToken();
+    const byCookie = await open(PAGE, { cookie: browser.header() });
+    const byToken = await open(`${PAGE}?session_token=${token}`);
+    expect(byToken.statusCode).toBe(200);
+    const { sessionToken, ...view } = bootstrapOf(byToken.body);
+    const { sessionToken: _cookieToken, ...cookieView } = bootstrapOf(byCookie.body);
+    expect(view).toEqual(cookieView);
+    expect(view).toMatchObject({ view: 'exb-required', contentId: 'classicquiz_201' });
+    expect(tokens.open(sessionToken)?.sid).toBe(tokens.open(token)?.sid);
+    expect(byToken.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('keeps what the exam browser’s launch records in the fresh token, never in the cookie of the browser that opened it', async () => {
+    const { token } = await studentToken();
+    const victim = (await launchedToken()).browser;
+    const first = await open(`${PAGE}?session_token=${token}`, { 'user-agent': EXAM_BROWSER_UA, cookie: victim.header() });
+    expect(first.statusCode).toBe(302);
+    expect(first.headers.location).toMatch(/\/courses\/101\/quizzes\/201$/);
+    expect(first.headers['set-cookie']).toBeUndefined();
+    const fresh = first.headers[SESSION_TOKEN_HEADER] as string;
+    expect(Object.keys(tokens.open(fresh)?.exbLaunches ?? {})).not.toHaveLength(0);
+    // The record travels with the fresh token: a second load goes to the course home.
+    const second = await open(`${PAGE}?session_token=${fresh}`, { 'user-agent': EXAM_BROWSER_UA });
+    expect(second.headers.location).toMatch(/\/courses\/101$/);
+    // The opener's own session is untouched.
+    expect(hadSession(await get(QUIZZES, { cookie: victim.header() }))).toBe(true);
+  });
+
+  it('answers an expired or tampered token as without a session, whatever cookie came along', async () => {
+    const { token, browser } = await studentToken();
+    const tampered = `${token.slice(0, 20)}${token[20] === 'A' ? 'B' : 'A'}${token.slice(21)}`;
+    const expired = new SessionTokens(deriveKey(h.t.config.secrets.appSecret, 'session-token'), () => Date.now() - SESSION_TOKEN_TTL_MS - 1).issue(
+      tokens.open(token)!,
+    );
+    for (const bad of [tampered, expired]) {
+      for (const headers of [{}, { cookie: browser.header() }]) {
+        const response = await open(`${PAGE}?session_token=${bad}`, headers);
+        expect(response.statusCode).toBe(302);
+        expect(response.headers.location).toBe('/login');
+        expect(response.headers['set-cookie']).toBeUndefined();
+      }
+    }
+  });
+
+  it('is ignored in the query of any other path', async () => {
+    const { token } = await studentToken();
+    expect(hadSession(await get(`${QUIZZES}?session_token=${token}`, {}))).toBe(false);
+    const trpc = await get(`/trpc/instructor.authorization.ensure?session_token=${token}`, {});
+    expect(trpc.statusCode).toBe(401);
+    const other = await open(`/exb/launchx/classicquiz_201?session_token=${token}`);
+    expect(other.headers[SESSION_TOKEN_HEADER]).toBeUndefined();
   });
 });
