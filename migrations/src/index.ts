@@ -17,6 +17,7 @@ import { Migration20261127200000_context_proof_role } from './Migration202611272
 import { Migration20261127300000_session_generation } from './Migration20261127300000_session_generation.js';
 import { Migration20261127400000_audit_pending } from './Migration20261127400000_audit_pending.js';
 import { Migration20261128400000_unmanaged_access_code } from './Migration20261128400000_unmanaged_access_code.js';
+import { Migration20261129000000_exam_day_student } from './Migration20261129000000_exam_day_student.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -41,4 +42,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127300000_session_generation', class: Migration20261127300000_session_generation },
   { name: 'Migration20261127400000_audit_pending', class: Migration20261127400000_audit_pending },
   { name: 'Migration20261128400000_unmanaged_access_code', class: Migration20261128400000_unmanaged_access_code },
+  { name: 'Migration20261129000000_exam_day_student', class: Migration20261129000000_exam_day_student },
 ];

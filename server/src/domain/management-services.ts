@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
+import { systemClock } from '../clock.js';
 import { ActivityCounters } from './activity/activity-counters.js';
 import { AssessmentActivityService } from './activity/assessment-activity.js';
 import { AssessmentCache } from './assessments/assessment-cache.js';
@@ -8,6 +9,7 @@ import { AssessmentScope } from './assessments/scope.js';
 import { AssessmentPolicyService } from './assessment-policy/policy-service.js';
 import { CourseDefaultsService } from './course-defaults/course-defaults-service.js';
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
+import { ExamDayBoard } from './exam-day/board.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
 import { UnmanagedCodeScan } from './enforcement/unmanaged-code.js';
 import { ManagementLocks } from './locks.js';
@@ -33,6 +35,8 @@ export interface ManagementServices {
   readonly activity: AssessmentActivityService;
   /** Stored URL rules the exam browser reads differently, and their one-click rewrite. */
   readonly urlRules: UrlRuleRepairService;
+  /** Exam day: every student's way into an enforced assessment. */
+  readonly examDay: ExamDayBoard;
 }
 
 export interface ManagementDependencies {
@@ -67,5 +71,6 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     passwords: new PasswordRevealService(settings, managedExitPassword, audit),
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
     urlRules: new UrlRuleRepairService({ settings, locks, audit }),
+    examDay: new ExamDayBoard(db.orm, systemClock),
   };
 }

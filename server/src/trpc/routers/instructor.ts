@@ -310,6 +310,12 @@ export const instructorRouter = router({
       return ctx.services.activity.view(ref.courseId, ref.contentId);
     }),
 
+    /** The exam-day board: every student of the assessment with a recorded step, their state and the counts. */
+    examDayBoard: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      return ctx.services.examDay.read(ref.courseId, ref.contentId);
+    }),
+
     status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
       const { assessment, courseDefaults } = await ctx.services.settings.loadPolicyInputs(ref.courseId, ref.contentId);

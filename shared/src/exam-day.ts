@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * Exam day: where each student stands on the way into one enforced assessment. The server derives a student's state
+ * from the recorded steps with {@link studentState}; the board, its counts, its filters and its CSV all take the states
+ * from here, in this order (the way in, then the way out).
+ */
+export const STUDENT_STATES = [
+  /** On the roster or launched the tool, but no configuration downloaded yet. */
+  'not-started',
+  /** A configuration was downloaded but no exam browser proved it: stuck at the start, or the wrong browser. */
+  'downloaded-not-proven',
+  /** The exam browser proved its Config Key but the access code was not released. */
+  'proven-not-released',
+  /** The code was released but the LMS shows no attempt: stuck at the access-code prompt. */
+  'released-no-attempt',
+  'in-progress',
+  'submitted',
+  /** Quit the exam browser through the service's exit without a submitted attempt. */
+  'exited',
+] as const;
+export const studentStateSchema = z.enum(STUDENT_STATES);
+export type StudentState = z.infer<typeof studentStateSchema>;
+
+/** The states a teacher filters for first: a student who needs help. */
+export const STUCK_STATES: readonly StudentState[] = ['downloaded-not-proven', 'proven-not-released', 'released-no-attempt'];
+
+const at = z.iso.datetime().nullable();
+
+/** The recorded steps of one student; times are ISO strings, `null` for a step not taken (or voided by a re-admit). */
+export const studentStepsSchema = z.object({
+  launchedAt: at,
+  grantedAt: at,
+  downloads: z.number().int().nonnegative(),
+  lastDownloadAt: at,
+  provenAt: at,
+  releasedAt: at,
+  exitedAt: at,
+  attemptStartedAt: at,
+  attemptSubmittedAt: at,
+  readmittedAt: at,
+  exemptedAt: at,
+});
+export type StudentSteps = z.infer<typeof studentStepsSchema>;
+
+const time = (value: string | null): number => (value === null ? Number.NEGATIVE_INFINITY : Date.parse(value));
+
+/**
+ * A student's current state. A submitted attempt ends the way; an exit counts when no step of the way in came after
+ * it (a student who quit and started again is back on the way in); otherwise the furthest step reached decides.
+ */
+export function studentState(steps: StudentSteps): StudentState {
+  if (steps.attemptSubmittedAt !== null) return 'submitted';
+  const lastWayIn = Math.max(time(steps.lastDownloadAt), time(steps.provenAt), time(steps.releasedAt), time(steps.attemptStartedAt));
+  if (steps.exitedAt !== null && time(steps.exitedAt) >= lastWayIn) return 'exited';
+  if (steps.attemptStartedAt !== null) return 'in-progress';
+  if (steps.releasedAt !== null) return 'released-no-attempt';
+  if (steps.provenAt !== null) return 'proven-not-released';
+  if (steps.downloads > 0) return 'downloaded-not-proven';
+  return 'not-started';
+}
+
+export const boardStudentSchema = studentStepsSchema.extend({
+  lmsUserId: z.string(),
+  /** The name the LMS gave (launch or roster); `null` when the LMS gave none. */
+  name: z.string().nullable(),
+  state: studentStateSchema,
+});
+export type BoardStudent = z.infer<typeof boardStudentSchema>;
+
+export type StateCounts = Record<StudentState, number>;
+
+/** How many students are in each state; every state is present. */
+export function countStates(students: readonly Pick<BoardStudent, 'state'>[]): StateCounts {
+  const counts = Object.fromEntries(STUDENT_STATES.map((state) => [state, 0])) as StateCounts;
+  for (const student of students) counts[student.state] += 1;
+  return counts;
+}
+
+export const boardSchema = z.object({
+  courseId: z.string(),
+  assessmentId: z.string(),
+  generatedAt: z.iso.datetime(),
+  counts: z.record(studentStateSchema, z.number().int().nonnegative()),
+  students: z.array(boardStudentSchema),
+});
+export type Board = z.infer<typeof boardSchema>;
