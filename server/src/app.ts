@@ -55,7 +55,7 @@ import { registerExbExitRoutes } from './http/exb-exit.js';
 import { registerExbHandoffRoutes } from './http/exb-handoff.js';
 import { registerExbSessionStartRoutes } from './http/exb-session-start.js';
 import { registerExbStudentRoutes } from './http/exb-student.js';
-import { createAdminServices } from './domain/admin/admin-services.js';
+import { createAdminServices } from './domain/admin-services.js';
 import { createManagementServices } from './domain/management-services.js';
 import { createExamBrowserServices, type ExamBrowserOptions } from './domain/exam-browser/services.js';
 import { ActionTokens } from './security/action-token.js';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config/app-config.js';
 import type { Database } from './db/orm.js';
 import type { ExbRequirementLookup } from './domain/exb-requirement.js';
-import type { AdminServices } from './domain/admin/admin-services.js';
+import type { AdminServices } from './domain/admin-services.js';
 import type { ManagementServices } from './domain/management-services.js';
 import type { ExamBrowserServices } from './domain/exam-browser/services.js';
 import type { CertificateStore } from './exb/certificate-store.js';

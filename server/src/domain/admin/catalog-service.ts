@@ -2,9 +2,9 @@ import { LMS_COURSE_SEARCH_MIN_LENGTH, normalizeAdminSearch } from '@exb/shared/
 import { isLmsId } from '@exb/shared/content-id.js';
 import { includesDropped, type CourseInclude, type LmsApi } from '../../lms/api.js';
 import type { LmsCourse } from '../../lms/schemas.js';
-import type { CourseConnections } from './course-connections.js';
-import { courseFacts } from './course-facts.js';
-import { invalidAdminRequest } from './errors.js';
+import type { CourseConnections } from '../connected-courses/course-connections.js';
+import { courseFacts } from '../connected-courses/course-facts.js';
+import { invalidAdminRequest } from '../connected-courses/errors.js';
 
 
 export interface CatalogInput {

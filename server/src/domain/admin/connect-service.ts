@@ -6,9 +6,9 @@ import type { LmsApi } from '../../lms/api.js';
 import { LmsAuthorizationRequiredError, LmsNotFoundError, LmsPermissionDeniedError } from '../../lms/errors.js';
 import { domainErrorFrom } from '../known-errors.js';
 import { mapLimited } from './background.js';
-import type { CourseConnections } from './course-connections.js';
-import { courseFacts, inRootAccount } from './course-facts.js';
-import { invalidCourseIds } from './errors.js';
+import type { CourseConnections } from '../connected-courses/course-connections.js';
+import { courseFacts, inRootAccount } from '../connected-courses/course-facts.js';
+import { invalidCourseIds } from '../connected-courses/errors.js';
 
 export type ConnectResult =
   | { readonly courseId: string; readonly success: true; readonly course: { readonly id: string; readonly name: string } }

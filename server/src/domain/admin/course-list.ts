@@ -1,8 +1,8 @@
 import { ADMIN_PAGE_LIMIT, normalizeAdminSearch } from '@exb/shared/admin-courses.js';
 import type { TermView } from './admin-accounts.js';
-import { wasRead, type CourseConnection, type CourseConnections } from './course-connections.js';
-import { decodeCourseCursor, encodeCourseCursor } from './course-cursor.js';
-import { invalidAdminRequest } from './errors.js';
+import { wasRead, type CourseConnection, type CourseConnections } from '../connected-courses/course-connections.js';
+import { decodeCourseCursor, encodeCourseCursor } from '../connected-courses/course-cursor.js';
+import { invalidAdminRequest } from '../connected-courses/errors.js';
 
 /** Document 2 "Course row". */
 export interface CourseRow {

@@ -8,9 +8,9 @@ import type { ManagementServices } from '../management-services.js';
 import { PASSWORD_REVEAL_EXPIRES_IN_SECONDS, type PasswordReveal } from '../password-reveal/password-reveal.js';
 import type { RedactedAssessmentSettings } from '../settings/model.js';
 import { adminAssessmentViews, presetIdsOf, type AdminAssessmentView } from './assessment-view.js';
-import { wasRead, type CourseConnection, type CourseConnections } from './course-connections.js';
-import { courseFacts, inRootAccount } from './course-facts.js';
-import { courseNotConnected } from './errors.js';
+import { wasRead, type CourseConnection, type CourseConnections } from '../connected-courses/course-connections.js';
+import { courseFacts, inRootAccount } from '../connected-courses/course-facts.js';
+import { courseNotConnected } from '../connected-courses/errors.js';
 import { generateExitPassword } from './exit-password.js';
 
 /** Document 2 "Course detail", with the connection record's facts the dashboard shows beside it. */

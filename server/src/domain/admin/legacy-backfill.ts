@@ -5,8 +5,8 @@ import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError, LmsPermissionDeniedError } from '../../lms/errors.js';
 import type { AdminAccounts } from './admin-accounts.js';
 import { mapLimited } from './background.js';
-import type { CourseConnections } from './course-connections.js';
-import { courseFacts, inRootAccount } from './course-facts.js';
+import type { CourseConnections } from '../connected-courses/course-connections.js';
+import { courseFacts, inRootAccount } from '../connected-courses/course-facts.js';
 
 /** Courses one backfill looks at; more than any school had before administrators could connect courses themselves. */
 const MAX_CANDIDATES = 2_000;

@@ -1,7 +1,7 @@
 import type { LmsApi } from '../../lms/api.js';
 import type { AdminAccounts, TermView } from './admin-accounts.js';
 import type { BackgroundWork } from './background.js';
-import type { ConnectionCounts, CourseConnections } from './course-connections.js';
+import type { ConnectionCounts, CourseConnections } from '../connected-courses/course-connections.js';
 import type { LegacyBackfill } from './legacy-backfill.js';
 import type { TermsService } from './terms-service.js';
 

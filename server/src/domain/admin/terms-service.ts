@@ -1,7 +1,7 @@
 import type { LmsApi } from '../../lms/api.js';
 import type { LmsTerm } from '../../lms/schemas.js';
 import type { AdminAccounts, AdminAccountState, TermView } from './admin-accounts.js';
-import { invalidAdminRequest } from './errors.js';
+import { invalidAdminRequest } from '../connected-courses/errors.js';
 
 /** How long this process reuses the active term it derived for an account that chose none. */
 const DEFAULT_TERM_TTL_MS = 5 * 60 * 1000;

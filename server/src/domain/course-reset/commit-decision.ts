@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { resetReceiptSchema, type ResetReceipt } from './model.js';
 import { endBackend, type BackendRef } from '../../db/backends.js';
-import type { CourseConnections } from '../admin/course-connections.js';
+import type { CourseConnections } from '../connected-courses/course-connections.js';
 
 /**
  * Settles a reset whose connection was lost after `COMMIT` was sent: did the transaction commit?

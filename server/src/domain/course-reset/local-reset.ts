@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { currentBackend, type BackendRef } from '../../db/backends.js';
 import { sqlOnClient, type SqlOnClient } from '../../db/pg-transaction.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
-import { storeResetReceipt } from '../admin/course-connections.js';
+import { storeResetReceipt } from '../connected-courses/course-connections.js';
 import { deleteCourseAssessments } from '../assessments/assessment-cache.js';
 import { deleteCourseTokens } from '../exam-browser/token-store.js';
 import { clearCoursePolicy, deleteCourseSettings } from '../settings/reset-statements.js';

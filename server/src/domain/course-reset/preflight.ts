@@ -1,7 +1,7 @@
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError } from '../../lms/errors.js';
-import { courseNotConnected } from '../admin/errors.js';
-import { inRootAccount } from '../admin/course-facts.js';
+import { courseNotConnected } from '../connected-courses/errors.js';
+import { inRootAccount } from '../connected-courses/course-facts.js';
 import type { LocalRecords } from './local-records.js';
 import type { CapturedAssessment, EnforcedAssessment, ResetPlan } from './model.js';
 import { accessCodeHidden, identityUnavailable } from './reset-refusals.js';

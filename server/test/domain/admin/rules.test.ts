@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCatalogCursor, encodeCatalogCursor } from '../../../src/domain/admin/catalog-service.js';
 import { requestedCourseIds } from '../../../src/domain/admin/connect-service.js';
-import { decodeCourseCursor, encodeCourseCursor } from '../../../src/domain/admin/course-cursor.js';
-import { courseFacts, inRootAccount } from '../../../src/domain/admin/course-facts.js';
+import { decodeCourseCursor, encodeCourseCursor } from '../../../src/domain/connected-courses/course-cursor.js';
+import { courseFacts, inRootAccount } from '../../../src/domain/connected-courses/course-facts.js';
 import { generateExitPassword } from '../../../src/domain/admin/exit-password.js';
 import { activeTerm } from '../../../src/domain/admin/terms-service.js';
 import { courseSchema } from '../../../src/lms/schemas.js';

@@ -1,23 +1,23 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { AuditLog } from '../../audit/audit-log.js';
-import { AccountAuditTrail, type AuditTitles } from '../activity/audit-views.js';
-import type { AppConfig } from '../../config/app-config.js';
-import { CourseResetWorkflow } from '../course-reset/course-reset-workflow.js';
-import { ResetJournal } from '../course-reset/reset-journal.js';
-import { ResetRecovery } from '../course-reset/reset-recovery.js';
-import type { ManagementServices } from '../management-services.js';
-import { createPresetServices, deleteCourseAssignments, type PresetServices } from '../presets/index.js';
-import { AdminAccounts } from './admin-accounts.js';
-import { BackgroundWork } from './background.js';
-import { CatalogService } from './catalog-service.js';
-import { ConnectService } from './connect-service.js';
-import { CourseConnections } from './course-connections.js';
-import { CourseListService } from './course-list.js';
-import { AdminCourseService } from './course-service.js';
-import { LegacyBackfill } from './legacy-backfill.js';
-import { SummaryService } from './summary-service.js';
-import { TermsService } from './terms-service.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { AccountAuditTrail, type AuditTitles } from './activity/audit-views.js';
+import type { AppConfig } from '../config/app-config.js';
+import { CourseResetWorkflow } from './course-reset/course-reset-workflow.js';
+import { ResetJournal } from './course-reset/reset-journal.js';
+import { ResetRecovery } from './course-reset/reset-recovery.js';
+import type { ManagementServices } from './management-services.js';
+import { createPresetServices, deleteCourseAssignments, type PresetServices } from './presets/index.js';
+import { AdminAccounts } from './admin/admin-accounts.js';
+import { BackgroundWork } from './admin/background.js';
+import { CatalogService } from './admin/catalog-service.js';
+import { ConnectService } from './admin/connect-service.js';
+import { CourseConnections } from './connected-courses/course-connections.js';
+import { CourseListService } from './admin/course-list.js';
+import { AdminCourseService } from './admin/course-service.js';
+import { LegacyBackfill } from './admin/legacy-backfill.js';
+import { SummaryService } from './admin/summary-service.js';
+import { TermsService } from './admin/terms-service.js';
 
 /** The administrator's services over one application's database, configuration and management services. */
 export interface AdminServices {
