@@ -1,6 +1,6 @@
 import { principalProcedure, router } from './init.js';
-import { adminRouter } from './routers/admin.js';
-import { instructorRouter } from './routers/instructor.js';
+import { adminRouter } from './routers/admin/index.js';
+import { instructorRouter } from './routers/instructor/index.js';
 
 /** The typed API the React client calls. Management procedures join here as sub-routers. */
 export const appRouter = router({

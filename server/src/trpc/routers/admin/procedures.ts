@@ -1,8 +1,8 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { DomainError } from '../../domain-error.js';
-import { ACTION_TOKEN_HEADER } from '../../security/action-token.js';
-import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
-import { publicProcedure } from '../init.js';
+import { DomainError } from '../../../domain-error.js';
+import { ACTION_TOKEN_HEADER } from '../../../security/action-token.js';
+import { rethrowAsDomainRefusal, toTrpcError } from '../../error-mapping.js';
+import { publicProcedure } from '../../init.js';
 
 /** Where an administrator authorizes the tool's LMS access (Document 1), named by every authorization refusal. */
 export const ADMIN_AUTHORIZE_PATH = '/api/admin/oauth2authorize';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bulkAssignmentInputSchema } from '@exb/shared/admin-tool-presets.js';
-import { router } from '../init.js';
-import { adminMutation, adminQuery } from './admin-procedures.js';
+import { router } from '../../init.js';
+import { adminMutation, adminQuery } from './procedures.js';
 
 /**
  * Document 2's school tool presets (`/api/admin/tool-presets...`), behind the administrator guards of every other

@@ -2,18 +2,18 @@ import { z } from 'zod';
 import { ADMIN_PAGE_LIMIT } from '@exb/shared/admin-courses.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
-import { auditedBy as by } from '../../audit/audited.js';
-import { auditFilterSchema } from '../../domain/activity/audit-views.js';
-import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
-import { DomainError } from '../../domain-error.js';
-import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
-import type { RedactedAssessmentSettings } from '../../domain/settings/model.js';
-import { LmsAuthorizationRequiredError } from '../../lms/errors.js';
-import { isSameOriginOrUnmarked } from '../../security/fetch-metadata.js';
-import { router } from '../init.js';
-import { repairMessage } from './repair-message.js';
-import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './admin-procedures.js';
-import { adminPresetsRouter } from './admin-presets.js';
+import { auditedBy as by } from '../../../audit/audited.js';
+import { auditFilterSchema } from '../../../domain/activity/audit-views.js';
+import type { SettingView } from '../../../domain/enforcement/enforcement-service.js';
+import { DomainError } from '../../../domain-error.js';
+import { SENSITIVE_RESPONSE_HEADERS } from '../../../security/sensitive-headers.js';
+import type { RedactedAssessmentSettings } from '../../../domain/settings/model.js';
+import { LmsAuthorizationRequiredError } from '../../../lms/errors.js';
+import { isSameOriginOrUnmarked } from '../../../security/fetch-metadata.js';
+import { router } from '../../init.js';
+import { repairMessage } from '../repair-message.js';
+import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './procedures.js';
+import { adminPresetsRouter } from './presets.js';
 
 /**
  * The root-account administrator's API (Document 2, `/api/admin`; tool presets in `admin-presets.ts`). Account

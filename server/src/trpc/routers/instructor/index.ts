@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { EXB_POLICY_LIMITS, exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
 import { normalizeContentId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { auditedBy as by } from '../../audit/audited.js';
-import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
-import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
-import { effectiveWebsiteRules, statusView } from '../../domain/enforcement/status-view.js';
-import { hasUnmanagedAccessCode } from '../../domain/enforcement/unmanaged-code.js';
-import { DomainError } from '../../domain-error.js';
-import type { ManagementServices } from '../../domain/management-services.js';
-import { policyError } from '../../domain/policy-errors.js';
-import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
+import { auditedBy as by } from '../../../audit/audited.js';
+import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../../domain/assessments/scope.js';
+import type { SettingView } from '../../../domain/enforcement/enforcement-service.js';
+import { effectiveWebsiteRules, statusView } from '../../../domain/enforcement/status-view.js';
+import { hasUnmanagedAccessCode } from '../../../domain/enforcement/unmanaged-code.js';
+import { DomainError } from '../../../domain-error.js';
+import type { ManagementServices } from '../../../domain/management-services.js';
+import { policyError } from '../../../domain/policy-errors.js';
+import { SENSITIVE_RESPONSE_HEADERS } from '../../../security/sensitive-headers.js';
 import {
   defaultAssessmentSettings,
   redactAssessmentSettings,
@@ -18,12 +18,12 @@ import {
   type AssessmentSettings,
   type CachedAssessment,
   type RedactedAssessmentSettings,
-} from '../../domain/settings/model.js';
-import { authorizationStatus, ensureAuthorization, type AuthorizationCheck } from '../../oauth/status.js';
-import { reauthorizeUrl } from '../../oauth/reauthorize.js';
-import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
-import { publicProcedure, router } from '../init.js';
-import { repairMessage } from './repair-message.js';
+} from '../../../domain/settings/model.js';
+import { authorizationStatus, ensureAuthorization, type AuthorizationCheck } from '../../../oauth/status.js';
+import { reauthorizeUrl } from '../../../oauth/reauthorize.js';
+import { rethrowAsDomainRefusal, toTrpcError } from '../../error-mapping.js';
+import { publicProcedure, router } from '../../init.js';
+import { repairMessage } from '../repair-message.js';
 
 /**
  * The instructor's management API (Document 2, `/api/quizzes`). Every procedure acts inside the session's course:
