@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
-import { AccountAuditTrail, type AuditTitles } from './activity/audit-views.js';
+import { AccountAuditTrail } from './activity/audit-views.js';
 import type { AppConfig } from '../config/app-config.js';
 import { CourseResetWorkflow } from './course-reset/course-reset-workflow.js';
 import { ResetJournal } from './course-reset/reset-journal.js';
@@ -105,32 +105,6 @@ export function createAdminServices(deps: AdminDependencies): AdminServices {
     }),
     resetRecovery,
     background,
-    auditTrail: new AccountAuditTrail(deps.audit, auditTitles(orm)),
-  };
-}
-
-/** Names for the audit trail: the account's connected courses, and the assessments as discovery last listed them. */
-function auditTitles(orm: MikroORM): AuditTitles {
-  return {
-    async titles(accountId, entries) {
-      const courseIds = [...new Set(entries.flatMap((entry) => (entry.courseId === null ? [] : [entry.courseId])))];
-      if (courseIds.length === 0) return { courses: new Map(), assessments: new Map() };
-      const connection = orm.em.getConnection();
-      const [courses, assessments] = await Promise.all([
-        connection.execute<{ course_id: string; name: string }[]>('select course_id, name from admin_course where account_id = ? and course_id = any(array[?]::text[])', [
-          accountId,
-          courseIds,
-        ]),
-        connection.execute<{ course_id: string; content_id: string; title: string }[]>(
-          `select a.course_id, a.content_id, a.title from assessment a
-           join admin_course c on c.course_id = a.course_id and c.account_id = ? where a.course_id = any(array[?]::text[])`,
-          [accountId, courseIds],
-        ),
-      ]);
-      return {
-        courses: new Map(courses.map((row) => [row.course_id, row.name])),
-        assessments: new Map(assessments.map((row) => [`${row.course_id} ${row.content_id}`, row.title])),
-      };
-    },
+    auditTrail: new AccountAuditTrail(deps.audit, connections),
   };
 }

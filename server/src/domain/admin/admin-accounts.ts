@@ -1,4 +1,4 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 
 /** Document 2 "Term": dates as ISO 8601 strings, `null` where the LMS has none. */
 export interface TermView {
@@ -25,6 +25,15 @@ export interface AdminAccountState {
 
 function iso(value: Date | null): string | null {
   return value === null ? null : new Date(value).toISOString();
+}
+
+/**
+ * Creates the account's row if it has none and locks it until the caller's transaction ends: what serializes the
+ * account's writes that must count their own rows first (a new tool preset under the account's limit).
+ */
+export async function lockAccount(em: EntityManager, accountId: string): Promise<void> {
+  await em.execute('insert into admin_account (account_id) values (?) on conflict (account_id) do nothing', [accountId], 'run');
+  await em.execute('select 1 from admin_account where account_id = ? for update', [accountId]);
 }
 
 /** Per root account: the chosen operational term and the backfill marker (`admin_account`). */

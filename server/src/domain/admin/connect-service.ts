@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsAuthorizationRequiredError, LmsNotFoundError, LmsPermissionDeniedError } from '../../lms/errors.js';
 import { domainErrorFrom } from '../known-errors.js';
-import { mapLimited } from './background.js';
+import { mapLimited } from '../connected-courses/map-limited.js';
 import type { CourseConnections } from '../connected-courses/course-connections.js';
 import { courseFacts, inRootAccount } from '../connected-courses/course-facts.js';
 import { invalidCourseIds } from '../connected-courses/errors.js';

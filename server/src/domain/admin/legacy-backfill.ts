@@ -4,7 +4,7 @@ import { leaseNames, withLease } from '../../db/leases.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError, LmsPermissionDeniedError } from '../../lms/errors.js';
 import type { AdminAccounts } from './admin-accounts.js';
-import { mapLimited } from './background.js';
+import { mapLimited } from '../connected-courses/map-limited.js';
 import type { CourseConnections } from '../connected-courses/course-connections.js';
 import { courseFacts, inRootAccount } from '../connected-courses/course-facts.js';
 

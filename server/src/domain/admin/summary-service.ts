@@ -2,29 +2,9 @@ import type { LmsApi } from '../../lms/api.js';
 import type { AdminAccounts, TermView } from './admin-accounts.js';
 import type { BackgroundWork } from './background.js';
 import type { ConnectionCounts, CourseConnections } from '../connected-courses/course-connections.js';
+import type { AdminReconciler, PresetCountSource, PresetCounts } from '../connected-courses/summary-hooks.js';
 import type { LegacyBackfill } from './legacy-backfill.js';
 import type { TermsService } from './terms-service.js';
-
-/** The tool-preset side of the summary; presets count as none until they exist. */
-export interface PresetCounts {
-  readonly toolPresetCount: number;
-  readonly pendingPresetAssignmentCount: number;
-  readonly failedPresetAssignmentCount: number;
-}
-
-export interface PresetCountSource {
-  counts(accountId: string): Promise<PresetCounts>;
-}
-
-/** Brings at most `batchSize` courses' preset assignments up to date; nothing to do while there are no presets. */
-export interface AdminReconciler {
-  reconcile(accountId: string, lms: LmsApi, batchSize: number): Promise<void>;
-}
-
-export const NO_PRESETS: PresetCountSource & AdminReconciler = {
-  counts: () => Promise.resolve({ toolPresetCount: 0, pendingPresetAssignmentCount: 0, failedPresetAssignmentCount: 0 }),
-  reconcile: () => Promise.resolve(),
-};
 
 /** Document 2 "Summary". */
 export interface AdminSummary {

@@ -218,6 +218,33 @@ export class CourseConnections {
     return new Set(rows.map((row) => row.course_id));
   }
 
+  /**
+   * Names for the account's audit trail: its connected courses among those the entries name, and their assessments as
+   * discovery last listed them.
+   */
+  async titles(
+    accountId: string,
+    entries: readonly { readonly courseId: string | null }[],
+  ): Promise<{ courses: Map<string, string>; assessments: Map<string, string> }> {
+    const courseIds = [...new Set(entries.flatMap((entry) => (entry.courseId === null ? [] : [entry.courseId])))];
+    if (courseIds.length === 0) return { courses: new Map(), assessments: new Map() };
+    const [courses, assessments] = await Promise.all([
+      this.execute<{ course_id: string; name: string }>('select course_id, name from admin_course where account_id = ? and course_id = any(array[?]::text[])', [
+        accountId,
+        courseIds,
+      ]),
+      this.execute<{ course_id: string; content_id: string; title: string }>(
+        `select a.course_id, a.content_id, a.title from assessment a
+         join admin_course c on c.course_id = a.course_id and c.account_id = ? where a.course_id = any(array[?]::text[])`,
+        [accountId, courseIds],
+      ),
+    ]);
+    return {
+      courses: new Map(courses.map((row) => [row.course_id, row.name])),
+      assessments: new Map(assessments.map((row) => [`${row.course_id} ${row.content_id}`, row.title])),
+    };
+  }
+
   /** The account's totals, in one aggregate query. A course is configured once its course setup is marked complete. */
   async counts(accountId: string): Promise<ConnectionCounts> {
     const rows = await this.execute<{ course_count: string; enabled: string; configured: string }>(

@@ -11,7 +11,6 @@ import { emptyCourseDefaults } from '../settings/model.js';
 import { SettingsConflictError, type SettingsRepository } from '../settings/settings-repository.js';
 import type { AssignmentStore } from './assignment-store.js';
 import { synchronizeCatalog } from './catalog-rule.js';
-import { settingsWritten } from '../settings/settings-generation.js';
 import type { PresetStore } from './preset-store.js';
 
 export type SyncOutcome = { readonly ok: true; readonly changed: boolean } | { readonly ok: false; readonly errorCode: ErrorCode };
@@ -83,20 +82,7 @@ export class CourseSync {
           { em, expectedResetGeneration: current.resetGeneration },
         );
       }
-      if (sync.removedToolIds.length > 0) {
-        // A selection that named a tool which left the course would silently select nothing; the ids go with the tool.
-        await em.execute(
-          `update assessment_setting set
-             external_tool_ids = (select coalesce(jsonb_agg(id), '[]'::jsonb) from jsonb_array_elements(external_tool_ids) id
-                                  where not (id #>> '{}') = any(array(select jsonb_array_elements_text(?::jsonb)))),
-             version = version + 1, updated_at = now()
-           where course_id = ? and external_tool_ids is not null
-             and jsonb_exists_any(external_tool_ids, array(select jsonb_array_elements_text(?::jsonb)))`,
-          [JSON.stringify(sync.removedToolIds), courseId, JSON.stringify(sync.removedToolIds)],
-          'run',
-        );
-        settingsWritten();
-      }
+      await this.deps.settings.dropToolSelections(courseId, sync.removedToolIds, { em });
       await this.deps.assignments.markApplied(em, courseId, rows);
       return sync.changed;
     });

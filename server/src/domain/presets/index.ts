@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { CourseConnections } from '../connected-courses/course-connections.js';
-import type { PresetCounts, PresetCountSource } from '../admin/summary-service.js';
+import type { PresetCounts, PresetCountSource } from '../connected-courses/summary-hooks.js';
 import type { ManagementServices } from '../management-services.js';
 import { AssignmentStore } from './assignment-store.js';
 import { CourseSync } from './course-sync.js';

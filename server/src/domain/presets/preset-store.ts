@@ -3,6 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ADMIN_TOOL_PRESET_LIMITS, type PresetDefinition, type PresetTool } from '@exb/shared/admin-tool-presets.js';
 import { exbUrlRuleSchema, EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
+import { lockAccount } from '../admin/admin-accounts.js';
 
 /** A stored preset with its assignment counts (Document 2, "Preset"). */
 export interface StoredPreset extends PresetDefinition {
@@ -83,13 +84,12 @@ export class PresetStore {
   }
 
   /**
-   * Creates a preset unless the account already has the maximum. The account's `admin_account` row is locked for the
-   * transaction, so parallel creations count one after the other and never pass the limit together.
+   * Creates a preset unless the account already has the maximum. The account's row is locked for the transaction
+   * (`lockAccount`), so parallel creations count one after the other and never pass the limit together.
    */
   create(accountId: string, definition: PresetDefinition, byLmsUserId: string): Promise<CreateOutcome> {
     return this.orm.em.fork().transactional(async (em) => {
-      await em.execute('insert into admin_account (account_id) values (?) on conflict (account_id) do nothing', [accountId], 'run');
-      await em.execute('select 1 from admin_account where account_id = ? for update', [accountId]);
+      await lockAccount(em, accountId);
       const [count] = await em.execute<{ n: string }[]>('select count(*) as n from admin_tool_preset where account_id = ?', [accountId]);
       if (Number(count!.n) >= ADMIN_TOOL_PRESET_LIMITS.perAccount) return { limitReached: true as const };
       const id = randomUUID();

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import type { AssignmentStatus } from '@exb/shared/admin-tool-presets.js';
 import { leaseNames, withLease } from '../../db/leases.js';
 import type { LmsApi } from '../../lms/api.js';
-import { mapLimited } from '../admin/background.js';
-import type { AdminReconciler } from '../admin/summary-service.js';
+import { mapLimited } from '../connected-courses/map-limited.js';
+import type { AdminReconciler } from '../connected-courses/summary-hooks.js';
 import type { AssignmentStore, ClaimScope } from './assignment-store.js';
 import type { CourseSync } from './course-sync.js';
 

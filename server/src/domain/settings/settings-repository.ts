@@ -297,6 +297,27 @@ export class SettingsRepository {
     };
   }
 
+  /**
+   * Drops tools that left the course's catalog from every assessment's tool selection: a selection that named such a
+   * tool would silently select nothing. Each changed setting's version moves, so its fingerprint changes with it.
+   */
+  async dropToolSelections(courseId: string, toolIds: readonly string[], options?: RepositoryOptions): Promise<void> {
+    checkCourse(courseId);
+    if (toolIds.length === 0) return;
+    const removed = JSON.stringify(toolIds);
+    await this.em(options).execute(
+      `update assessment_setting set
+         external_tool_ids = (select coalesce(jsonb_agg(id), '[]'::jsonb) from jsonb_array_elements(external_tool_ids) id
+                              where not (id #>> '{}') = any(array(select jsonb_array_elements_text(?::jsonb)))),
+         version = version + 1, updated_at = now()
+       where course_id = ? and external_tool_ids is not null
+         and jsonb_exists_any(external_tool_ids, array(select jsonb_array_elements_text(?::jsonb)))`,
+      [removed, courseId, removed],
+      'run',
+    );
+    settingsWritten();
+  }
+
   /** What the effective configuration of one assessment is resolved from: both rows, read in one statement. */
   async loadPolicyInputs(
     courseId: string,
