@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { ServerError } from '../src/lib/trpc';
-import { fieldKey, locateError, messagesFor, type Submission } from '../src/views/teacher/form-errors';
+import { fieldKey, locateError, messagesFor, type Submission } from '../src/lib/form-errors';
 
 function serverError(fields: Partial<ServerError>): ServerError {
   return { message: 'Refused.', errorCode: undefined, path: undefined, httpStatus: 400, authUrl: undefined, ...fields };

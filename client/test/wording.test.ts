@@ -4,7 +4,7 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { errorMessage } from '../src/lib/error-message';
 import { courseFailureReason } from '../src/views/admin/failure-reasons';
 import { describeEntry, failureReason, type HistoryEntry } from '../src/views/admin/presets/model';
-import { readDifferentlyReason } from '../src/views/teacher/read-differently';
+import { readDifferentlyReason } from '../src/lib/read-differently';
 import { verificationReasonText } from '../src/lib/verification-reasons';
 import { catalogue, startEnglish } from './support/i18n';
 

@@ -6,7 +6,7 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { FocusTarget } from '../../components/FocusTarget';
 import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
-import { PasswordReveal } from '../teacher/PasswordReveal';
+import { PasswordReveal } from '../../components/PasswordReveal';
 import type { AdminAssessment } from './model';
 
 type Outcome = { variant: 'success' | 'error'; text: string };

@@ -6,7 +6,7 @@ import { useAnnouncer } from '../../components/Announcer';
 import { CopyButton } from '../../components/CopyButton';
 import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
-import { PasswordReveal, useSecondsLeft } from '../teacher/PasswordReveal';
+import { PasswordReveal, useSecondsLeft } from '../../components/PasswordReveal';
 
 /**
  * The course's start and exit passwords: revealed for the time the server allows, and the exit password replaced by

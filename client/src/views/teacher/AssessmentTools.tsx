@@ -17,11 +17,11 @@ import type { TFunction } from 'i18next';
 import { Trans, useTranslation } from 'react-i18next';
 import { FocusTarget } from '../../components/FocusTarget';
 import { EditorSection } from './EditorSection';
-import { fieldKey } from './form-errors';
+import { fieldKey } from '../../lib/form-errors';
 import type { CourseDefaults } from './model';
 import type { PolicySectionProps, Touched } from './policy-draft';
 import { RemoveToolButton, ToolCard } from './ToolCard';
-import { ToolFields } from './ToolFields';
+import { ToolFields } from '../../components/ToolFields';
 import { toolRowActions } from './tool-rows';
 
 /**

@@ -2,10 +2,10 @@ import { Alert, RadioInput, RadioInputGroup, ScreenReaderContent, Text, View } f
 import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { EditorSection } from './EditorSection';
-import { fieldKey } from './form-errors';
+import { fieldKey } from '../../lib/form-errors';
 import { ruleRowsOf, type AssessmentStatus, type CourseDefaults } from './model';
 import type { PolicySectionProps } from './policy-draft';
-import { UrlRulesEditor } from './UrlRulesEditor';
+import { UrlRulesEditor } from '../../components/UrlRulesEditor';
 
 /** The websites one assessment allows: the course's list, or a list of its own. */
 export function AssessmentWebsites({

@@ -21,7 +21,7 @@ import { useMediaQuery } from '../../lib/use-media-query';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
 import { EnforcementToggle, StatusBadges } from './Enforcement';
-import { fieldKey } from './form-errors';
+import { fieldKey } from '../../lib/form-errors';
 import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';

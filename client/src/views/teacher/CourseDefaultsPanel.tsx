@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { readServerError, translatePolicyMessage, useTRPC, useTRPCClient, type RouterInputs } from '../../lib/trpc';
 import { CopyToolDialog } from './CopyToolDialog';
 import { EditorSection, sectionError as sectionAlert } from './EditorSection';
-import { fieldKey, messagesFor } from './form-errors';
+import { fieldKey, messagesFor } from '../../lib/form-errors';
 import {
   isBlankTool,
   ruleRowsOf,
@@ -24,7 +24,7 @@ import { useCourseDefaults, useSchoolExitPassword } from './queries';
 import { SaveBar, SaveOutcome } from './SaveBar';
 import { useSaveOutcome } from './save-outcome';
 import { ToolCatalog } from './ToolCatalog';
-import { UrlRulesEditor } from './UrlRulesEditor';
+import { UrlRulesEditor } from '../../components/UrlRulesEditor';
 import { useWarnBeforeUnload } from './unsaved-changes';
 
 interface DefaultsDraft {

@@ -1,7 +1,7 @@
 import { Alert, Text, View } from '@instructure/ui';
 import type { ReactNode } from 'react';
 import { i18next } from '../../i18n/i18n';
-import { fieldKey, type FieldFocus, type FormError, type SectionName } from './form-errors';
+import { fieldKey, type FieldFocus, type FormError, type SectionName } from '../../lib/form-errors';
 import { SectionHeading } from './SectionHeading';
 
 /** The refusal of a save that is about the section `name` as a whole, shown at the top of that section. */

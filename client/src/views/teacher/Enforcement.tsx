@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
-import { fieldKey } from './form-errors';
+import { fieldKey } from '../../lib/form-errors';
 import type { Assessment, AssessmentSetting } from './model';
 import { useSettingWriter } from './queries';
 import { isUnprotected, VerificationBadge, type VerificationRecord } from './Verification';

@@ -2,7 +2,7 @@ import { Checkbox, Flex, Pill, RadioInput, RadioInputGroup, Text, View } from '@
 import { EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
 import { useTranslation } from 'react-i18next';
 import { SecretInput } from '../../components/SecretInput';
-import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
+import { fieldKey, messagesFor, type FieldFocus, type FormError } from '../../lib/form-errors';
 
 /** Which password, as the save requests and refusals name it: `quit` is the exit password. */
 export type PasswordWhich = 'start' | 'quit';

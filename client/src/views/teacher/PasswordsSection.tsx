@@ -2,9 +2,9 @@ import { Flex, View } from '@instructure/ui';
 import type { ComponentProps, ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EditorSection } from './EditorSection';
-import type { FieldFocus } from './form-errors';
+import type { FieldFocus } from '../../lib/form-errors';
 import type { PasswordWhich } from './PasswordFields';
-import { PasswordReveal } from './PasswordReveal';
+import { PasswordReveal } from '../../components/PasswordReveal';
 
 /**
  * The passwords of an editor form: the start and exit password fields side by side (below each other in a narrow

@@ -8,7 +8,7 @@ import { AssessmentTools } from './AssessmentTools';
 import { AssessmentWebsites } from './AssessmentWebsites';
 import { sectionError as sectionAlert } from './EditorSection';
 import { EffectiveSummary } from './EffectiveSummary';
-import { fieldKey, type SectionName } from './form-errors';
+import { fieldKey, type SectionName } from '../../lib/form-errors';
 import type { Assessment, AssessmentSetting, AssessmentStatus, CourseDefaults, CourseScope } from './model';
 import { PasswordChoiceFields } from './PasswordFields';
 import { PasswordsSection } from './PasswordsSection';

@@ -2,7 +2,7 @@ import { Button, Flex, IconResetLine, Text } from '@instructure/ui';
 import { useMutation } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { readServerError, useTRPC } from '../../lib/trpc';
-import type { FormError } from './form-errors';
+import type { FormError } from '../../lib/form-errors';
 import { QuestionAnswers, useInlineQuestion } from './InlineQuestion';
 import type { Assessment, CourseScope } from './model';
 import { useSettingWriter } from './queries';

@@ -15,10 +15,10 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useConnection } from './connection';
 import { EditorSection } from './EditorSection';
-import type { FieldFocus, FormError } from './form-errors';
+import type { FieldFocus, FormError } from '../../lib/form-errors';
 import { hostOf, type ToolRow } from './model';
 import { RemoveToolButton, ToolCard } from './ToolCard';
-import { ToolFields } from './ToolFields';
+import { ToolFields } from '../../components/ToolFields';
 import { toolRowActions } from './tool-rows';
 
 /**

@@ -5,7 +5,7 @@ import { useAnnouncer } from '../../components/Announcer';
 import { UrlRuleReadingNotice, type UrlRuleReading } from '../../components/UrlRuleReadingNotice';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { useConnection } from './connection';
-import { fieldKey } from './form-errors';
+import { fieldKey } from '../../lib/form-errors';
 import type { Assessment, CourseScope } from './model';
 
 /** The course's stored URL rules the exam browser reads differently (`instructor.urlRules.readings`). */

@@ -1,5 +1,5 @@
 import type { RouterInputs } from '../../lib/trpc';
-import type { FieldFocus, FormError, Submission } from './form-errors';
+import type { FieldFocus, FormError, Submission } from '../../lib/form-errors';
 import {
   isBlankTool,
   newRowId,

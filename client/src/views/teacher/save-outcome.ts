@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError } from '../../lib/trpc';
-import { locateError, useFieldFocus, type FormError, type SectionName, type Submission } from './form-errors';
+import { locateError, useFieldFocus, type FormError, type SectionName, type Submission } from '../../lib/form-errors';
 
 type MessageState = readonly [string | null, (message: string | null) => void];
 

@@ -1,4 +1,4 @@
-import { fieldKey, type FieldFocus } from './form-errors';
+import { fieldKey, type FieldFocus } from '../../lib/form-errors';
 import { emptyToolRow, updateRow, withoutRow, type ToolRow } from './model';
 
 /**

@@ -6,9 +6,9 @@ import { ADMIN_TOOL_PRESET_LIMITS, normalizePresetInput } from '@exb/shared/admi
 import { StatusAlert } from '../../../components/StatusAlert';
 import { i18next } from '../../../i18n/i18n';
 import { readServerError, useTRPC, type ServerError } from '../../../lib/trpc';
-import { locateError, messagesFor, useFieldFocus, type FormError } from '../../teacher/form-errors';
+import { locateError, messagesFor, useFieldFocus, type FormError } from '../../../lib/form-errors';
 import { emptyToolRow, submitTool, toolRowOf, type ToolRow } from '../../teacher/model';
-import { ToolFields } from '../../teacher/ToolFields';
+import { ToolFields } from '../../../components/ToolFields';
 import type { Preset } from './model';
 
 const NAME_KEY = 'preset:name';

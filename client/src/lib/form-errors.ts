@@ -1,7 +1,7 @@
 import { useCallback, useRef } from 'react';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import type { ServerError } from '../../lib/trpc';
-import type { SubmittedTool } from './model';
+import type { ServerError } from './trpc';
+import type { SubmittedTool } from '../views/teacher/model';
 
 /**
  * Where a refusal of a save is shown. The server reports one problem at a time with the contract's `error_code` and,

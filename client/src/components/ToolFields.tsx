@@ -1,9 +1,9 @@
 import { Flex, TextInput, ToggleDetails, View } from '@instructure/ui';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
-import type { RuleRow, ToolRow } from './model';
-import { readDifferentlyReason } from './read-differently';
+import { fieldKey, messagesFor, type FieldFocus, type FormError } from '../lib/form-errors';
+import type { RuleRow, ToolRow } from '../views/teacher/model';
+import { readDifferentlyReason } from '../lib/read-differently';
 import { UrlRulesEditor } from './UrlRulesEditor';
 
 /** Name, launch address and extra websites of one tool the teacher defines. */

@@ -13,10 +13,10 @@ import {
 import { siteOfAddress, wholeSiteConfirmationMessage } from '@exb/shared/exb-policy.js';
 import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
-import { translatePolicyMessage } from '../../lib/trpc';
-import { fieldKey, messagesFor, type FieldFocus, type FormError } from './form-errors';
-import { readDifferentlyReason } from './read-differently';
-import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from './model';
+import { translatePolicyMessage } from '../lib/trpc';
+import { fieldKey, messagesFor, type FieldFocus, type FormError } from '../lib/form-errors';
+import { readDifferentlyReason } from '../lib/read-differently';
+import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from '../views/teacher/model';
 
 /** Whose rules a list holds, which names its rows for screen readers ("Website 2", "Calculator website 1"). */
 export type RuleListKind = { group: 'website' | 'courseWebsite' } | { group: 'toolWebsite'; tool: string };

@@ -1,11 +1,11 @@
 import { Alert, Button, Flex, IconEyeLine, IconOffLine, Text, View } from '@instructure/ui';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useAnnouncer } from '../../components/Announcer';
-import { CopyButton } from '../../components/CopyButton';
-import { readServerError } from '../../lib/trpc';
-import { verificationReasonText } from '../../lib/verification-reasons';
-import type { PasswordReveal as RevealResult } from './model';
+import { useAnnouncer } from './Announcer';
+import { CopyButton } from './CopyButton';
+import { readServerError } from '../lib/trpc';
+import { verificationReasonText } from '../lib/verification-reasons';
+import type { PasswordReveal as RevealResult } from '../views/teacher/model';
 
 type Source = RevealResult['passwords']['exit']['source'] | 'lms';
 

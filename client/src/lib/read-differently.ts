@@ -1,5 +1,5 @@
 import { exactRuleMismatch, MISMATCH_MESSAGES, normalizeExactHttpsUrl } from '@exb/shared/exb-policy.js';
-import { translatePolicyMessage } from '../../lib/trpc';
+import { translatePolicyMessage } from './trpc';
 
 /**
  * Why the exam browser reads an exact address differently than "this page", in the page's language, or `null`: the
