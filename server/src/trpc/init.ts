@@ -1,6 +1,6 @@
-import type { ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import { initTRPC, TRPCError } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import { ZodError } from 'zod';
 import { policyErrorFromZod } from '@exb/shared/exb-policy.js';
 import type { AppContext } from '../context.js';
@@ -78,12 +78,26 @@ export const publicProcedure = t.procedure.use(({ type, ctx, next }) => {
   return next();
 });
 
-/** Procedures for a principal of one of the given kinds; the principal is narrowed in the handler's context. */
+/** What a request without a session is told: sessions begin with a launch from the LMS. */
+const NO_SESSION_MESSAGE = 'Open this tool from the LMS to continue.';
+
+/** The refusal of a session of another kind, for the procedures that serve one kind alone. */
+const ONE_KIND_REFUSALS: Partial<Record<Principal['kind'], () => DomainError>> = {
+  instructor: () => new DomainError(ErrorCodes.INSTRUCTOR_REQUIRED, 'Only instructors of this course can manage exam settings.'),
+  admin: () => new DomainError(ErrorCodes.ADMIN_REQUIRED, 'Only administrators of the root account can use the exam browser administration.'),
+};
+
+/**
+ * Procedures for a principal of one of the given kinds; the principal is narrowed in the handler's context. Every
+ * guard of a principal is built here, so each refusal is worded once: no session, or a session of another kind.
+ */
 export function principalProcedure<K extends Principal['kind']>(...kinds: K[]) {
+  const otherKind = kinds.length === 1 ? ONE_KIND_REFUSALS[kinds[0]!] : undefined;
   return publicProcedure.use(({ ctx, next }) => {
     const principal = ctx.session?.principal;
-    if (!principal || !(kinds as string[]).includes(principal.kind)) {
-      throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Open this tool from the LMS to continue.' });
+    if (!principal) throw toTrpcError(new DomainError(ErrorCodes.UNAUTHORIZED, NO_SESSION_MESSAGE));
+    if (!(kinds as string[]).includes(principal.kind)) {
+      throw toTrpcError(otherKind?.() ?? new DomainError(ErrorCodes.UNAUTHORIZED, NO_SESSION_MESSAGE));
     }
     return next({ ctx: { ...ctx, session: ctx.session!, principal: principal as Extract<Principal, { kind: K }> } });
   });

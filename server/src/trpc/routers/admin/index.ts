@@ -11,12 +11,12 @@ import type { RedactedAssessmentSettings } from '../../../domain/settings/model.
 import { LmsAuthorizationRequiredError } from '../../../lms/errors.js';
 import { isSameOriginOrUnmarked } from '../../../security/fetch-metadata.js';
 import { router } from '../../init.js';
-import { repairMessage } from '../repair-message.js';
+import { repairMessage } from '../../presenters.js';
 import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './procedures.js';
 import { adminPresetsRouter } from './presets.js';
 
 /**
- * The root-account administrator's API (Document 2, `/api/admin`; tool presets in `admin-presets.ts`). Account
+ * The root-account administrator's API (Document 2, `/api/admin`; tool presets in `presets.ts`). Account
  * and user ids come from the session's principal only; course ids from the input are looked up among the account's
  * connection records. The REST paths of the contract call these same procedures (`http/admin-rest.ts`).
  */

@@ -1,8 +1,8 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { DomainError } from '../../../domain-error.js';
 import { ACTION_TOKEN_HEADER } from '../../../security/action-token.js';
-import { rethrowAsDomainRefusal, toTrpcError } from '../../error-mapping.js';
-import { publicProcedure } from '../../init.js';
+import { rethrowAsDomainRefusal } from '../../error-mapping.js';
+import { principalProcedure } from '../../init.js';
 
 /** Where an administrator authorizes the tool's LMS access (Document 1), named by every authorization refusal. */
 export const ADMIN_AUTHORIZE_PATH = '/api/admin/oauth2authorize';
@@ -10,30 +10,24 @@ export const ADMIN_AUTHORIZE_PATH = '/api/admin/oauth2authorize';
 /**
  * The guards of the administrator's procedures (Document 2, `/api/admin`), in the order the contract asks for:
  * 1. the cross-site rule of mutations (`publicProcedure`), before anything else;
- * 2. an administrator principal in the session; its account and user ids are the only ones any procedure uses;
+ * 2. an administrator principal in the session (`principalProcedure`); its account and user ids are the only ones any
+ *    procedure uses;
  * 3. mutations: the action token in `x-exb-action-token`, bound to this session's principal, before any application
  *    logic or LMS call;
  * 4. the administrator confirmed through their own grant (`identity.requireAdministrator`, cached a few minutes).
  * Lower-layer failures leave as the contract's refusals; an authorization the LMS no longer accepts names the
  * administrator's authorization start.
  */
-const administrator = publicProcedure.use(({ ctx, next }) => {
-  const principal = ctx.session?.principal;
-  if (!principal) throw toTrpcError(new DomainError(ErrorCodes.UNAUTHORIZED, 'Open this tool from the LMS to continue.'));
-  if (principal.kind !== 'admin') {
-    throw toTrpcError(new DomainError(ErrorCodes.ADMIN_REQUIRED, 'Only administrators of the root account can use the exam browser administration.'));
-  }
-  return next({
+const administrator = principalProcedure('admin').use(({ ctx, next }) =>
+  next({
     ctx: {
       ...ctx,
-      session: ctx.session!,
-      principal,
       admin: ctx.app.admin,
       /** The LMS acting with the administrator's own account-level grant, bound to the signed identity. */
-      lms: ctx.app.lms.forPrincipal(principal),
+      lms: ctx.app.lms.forPrincipal(ctx.principal),
     },
-  });
-});
+  }),
+);
 
 /** An administrator procedure whose failures are the contract's refusals; nothing is confirmed through the LMS yet. */
 export const adminSession = administrator.use(async ({ next }) => {
