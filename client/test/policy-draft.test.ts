@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasChanges, initialDraft, saveInput, settledDraft, type PolicyDraft, type Touched } from '../src/views/teacher/policy-draft';
-import type { Assessment, AssessmentSetting, AssessmentStatus, CourseDefaults, CourseScope, RuleRow, ToolRow } from '../src/views/teacher/model';
+import type { Assessment, AssessmentSetting, AssessmentStatus, CourseDefaults, CourseScope } from '../src/views/teacher/model';
+import type { RuleRow, ToolRow } from '../src/lib/policy-rows';
 
 const setting = (usesCourseDefaults: boolean): AssessmentSetting => ({ exbRequired: true, enabled: true, hasAccessCode: true, usesCourseDefaults });
 

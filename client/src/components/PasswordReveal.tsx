@@ -3,9 +3,11 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from './Announcer';
 import { CopyButton } from './CopyButton';
-import { readServerError } from '../lib/trpc';
+import { readServerError, type RouterOutputs } from '../lib/trpc';
 import { verificationReasonText } from '../lib/verification-reasons';
-import type { PasswordReveal as RevealResult } from '../views/teacher/model';
+
+/** A reveal as the instructor's routes answer it; the administrator's reveals answer alike. */
+type RevealResult = RouterOutputs['instructor']['passwords']['revealCourse'];
 
 type Source = RevealResult['passwords']['exit']['source'] | 'lms';
 

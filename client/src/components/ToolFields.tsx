@@ -2,7 +2,7 @@ import { Flex, TextInput, ToggleDetails, View } from '@instructure/ui';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from '../lib/form-errors';
-import type { RuleRow, ToolRow } from '../views/teacher/model';
+import type { RuleRow, ToolRow } from '../lib/policy-rows';
 import { readDifferentlyReason } from '../lib/read-differently';
 import { UrlRulesEditor } from './UrlRulesEditor';
 

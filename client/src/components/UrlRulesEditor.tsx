@@ -16,7 +16,7 @@ import { useTranslation } from 'react-i18next';
 import { translatePolicyMessage } from '../lib/trpc';
 import { fieldKey, messagesFor, type FieldFocus, type FormError } from '../lib/form-errors';
 import { readDifferentlyReason } from '../lib/read-differently';
-import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from '../views/teacher/model';
+import { emptyRuleRow, updateRow, withoutRow, type RuleRow } from '../lib/policy-rows';
 
 /** Whose rules a list holds, which names its rows for screen readers ("Website 2", "Calculator website 1"). */
 export type RuleListKind = { group: 'website' | 'courseWebsite' } | { group: 'toolWebsite'; tool: string };

@@ -1,7 +1,7 @@
 import { useCallback, useRef } from 'react';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { ServerError } from './trpc';
-import type { SubmittedTool } from '../views/teacher/model';
+import type { SubmittedTool } from './policy-rows';
 
 /**
  * Where a refusal of a save is shown. The server reports one problem at a time with the contract's `error_code` and,

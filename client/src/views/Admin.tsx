@@ -7,7 +7,7 @@ import { createApiClient, createQueryClient, TRPCProvider } from '../lib/trpc';
 import { httpUrl, optional, z } from '../lib/zod';
 import { createActionTokenStore } from './admin/action-token';
 import { AdminApp } from './admin/AdminApp';
-import { createAuthorizationStore } from './teacher/connection';
+import { createAuthorizationStore } from '../lib/authorization-store';
 
 const schema = z.object({
   accountId: z.string().min(1),

@@ -5,7 +5,8 @@ import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
 import { createApiClient, createQueryClient, TRPCProvider } from '../lib/trpc';
 import { httpUrl, optional, z } from '../lib/zod';
-import { ConnectionProvider, createAuthorizationStore } from './teacher/connection';
+import { createAuthorizationStore } from '../lib/authorization-store';
+import { ConnectionProvider } from './teacher/connection';
 import { TeacherApp } from './teacher/TeacherApp';
 
 const schema = z.object({

@@ -7,7 +7,7 @@ import { CatalogBrowser } from './CatalogBrowser';
 import { AdminConnection } from './connection';
 import { CourseDetail } from './CourseDetail';
 import { CourseList } from './CourseList';
-import type { AuthorizationStore } from '../teacher/connection';
+import type { AuthorizationStore } from '../../lib/authorization-store';
 import { PresetsPage } from './presets/PresetsPage';
 import { SummaryHeader } from './SummaryHeader';
 

@@ -7,7 +7,7 @@ import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
 import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
-import type { AuthorizationStore } from '../teacher/connection';
+import type { AuthorizationStore } from '../../lib/authorization-store';
 
 /**
  * Shows the dashboard only to an administrator whose LMS grant works and confirms them (`admin.authorization.ensure`);

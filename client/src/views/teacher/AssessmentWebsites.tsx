@@ -3,7 +3,8 @@ import type { ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { EditorSection } from './EditorSection';
 import { fieldKey } from '../../lib/form-errors';
-import { ruleRowsOf, type AssessmentStatus, type CourseDefaults } from './model';
+import { type AssessmentStatus, type CourseDefaults } from './model';
+import { ruleRowsOf } from '../../lib/policy-rows';
 import type { PolicySectionProps } from './policy-draft';
 import { UrlRulesEditor } from '../../components/UrlRulesEditor';
 

@@ -7,17 +7,8 @@ import { readServerError, translatePolicyMessage, useTRPC, useTRPCClient, type R
 import { CopyToolDialog } from './CopyToolDialog';
 import { EditorSection, sectionError as sectionAlert } from './EditorSection';
 import { fieldKey, messagesFor } from '../../lib/form-errors';
-import {
-  isBlankTool,
-  ruleRowsOf,
-  submitRules,
-  submitTool,
-  toolRowOf,
-  type CourseDefaults,
-  type CourseScope,
-  type RuleRow,
-  type ToolRow,
-} from './model';
+import { type CourseDefaults, type CourseScope } from './model';
+import { isBlankTool, ruleRowsOf, submitRules, submitTool, toolRowOf, type RuleRow, type ToolRow } from '../../lib/policy-rows';
 import { CoursePasswordField, passwordInput, type PasswordDraft } from './PasswordFields';
 import { PasswordsSection } from './PasswordsSection';
 import { useCourseDefaults, useSchoolExitPassword } from './queries';

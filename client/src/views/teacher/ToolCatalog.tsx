@@ -16,7 +16,7 @@ import { useTranslation } from 'react-i18next';
 import { useConnection } from './connection';
 import { EditorSection } from './EditorSection';
 import type { FieldFocus, FormError } from '../../lib/form-errors';
-import { hostOf, type ToolRow } from './model';
+import { hostOf, type ToolRow } from '../../lib/policy-rows';
 import { RemoveToolButton, ToolCard } from './ToolCard';
 import { ToolFields } from '../../components/ToolFields';
 import { toolRowActions } from './tool-rows';

@@ -1,47 +1,11 @@
 import { Alert, Heading, Text, View } from '@instructure/ui';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useSyncExternalStore, type ReactNode } from 'react';
-import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { useTranslation } from 'react-i18next';
 import { AuthorizeButton } from '../../components/AuthorizeButton';
 import { FocusTarget } from '../../components/FocusTarget';
-import { readServerError, useTRPC } from '../../lib/trpc';
-
-/**
- * What the server last said about the teacher's LMS authorization through a refusal: an expired or revoked grant
- * (`requiresAuth` with its `authUrl`), or a session that is gone altogether. Fed by the query client's error hook, so
- * every query and mutation reports into one place.
- */
-export interface AuthorizationSignal {
-  readonly reauthorizeUrl: string | null;
-  readonly sessionEnded: boolean;
-}
-
-export function createAuthorizationStore() {
-  let state: AuthorizationSignal = { reauthorizeUrl: null, sessionEnded: false };
-  const listeners = new Set<() => void>();
-  const set = (next: AuthorizationSignal) => {
-    state = next;
-    for (const listener of listeners) listener();
-  };
-  return {
-    report(error: unknown) {
-      const refusal = readServerError(error);
-      if (refusal.authUrl !== undefined) set({ ...state, reauthorizeUrl: refusal.authUrl });
-      else if (refusal.errorCode === ErrorCodes.UNAUTHORIZED) set({ ...state, sessionEnded: true });
-    },
-    clear() {
-      set({ reauthorizeUrl: null, sessionEnded: false });
-    },
-    subscribe(listener: () => void) {
-      listeners.add(listener);
-      return () => void listeners.delete(listener);
-    },
-    get: () => state,
-  };
-}
-
-export type AuthorizationStore = ReturnType<typeof createAuthorizationStore>;
+import type { AuthorizationStore } from '../../lib/authorization-store';
+import { useTRPC } from '../../lib/trpc';
 
 export interface Connection {
   /** `undefined` while the first check runs. */

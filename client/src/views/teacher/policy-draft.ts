@@ -1,18 +1,7 @@
 import type { RouterInputs } from '../../lib/trpc';
 import type { FieldFocus, FormError, Submission } from '../../lib/form-errors';
-import {
-  isBlankTool,
-  newRowId,
-  submitRules,
-  submitTool,
-  type Assessment,
-  type AssessmentSetting,
-  type AssessmentStatus,
-  type CourseDefaults,
-  type CourseScope,
-  type RuleRow,
-  type ToolRow,
-} from './model';
+import { type Assessment, type AssessmentSetting, type AssessmentStatus, type CourseDefaults, type CourseScope } from './model';
+import { isBlankTool, newRowId, submitRules, submitTool, type RuleRow, type ToolRow } from '../../lib/policy-rows';
 import type { PasswordChoice } from './PasswordFields';
 
 export interface PolicyDraft {

@@ -1,5 +1,5 @@
 import { fieldKey, type FieldFocus } from '../../lib/form-errors';
-import { emptyToolRow, updateRow, withoutRow, type ToolRow } from './model';
+import { emptyToolRow, updateRow, withoutRow, type ToolRow } from '../../lib/policy-rows';
 
 /**
  * Editing a list of tools the teacher defines. Focus follows each change: a new tool's name field takes it (it exists

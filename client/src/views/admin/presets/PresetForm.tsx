@@ -7,7 +7,7 @@ import { StatusAlert } from '../../../components/StatusAlert';
 import { i18next } from '../../../i18n/i18n';
 import { readServerError, useTRPC, type ServerError } from '../../../lib/trpc';
 import { locateError, messagesFor, useFieldFocus, type FormError } from '../../../lib/form-errors';
-import { emptyToolRow, submitTool, toolRowOf, type ToolRow } from '../../teacher/model';
+import { emptyToolRow, submitTool, toolRowOf, type ToolRow } from '../../../lib/policy-rows';
 import { ToolFields } from '../../../components/ToolFields';
 import type { Preset } from './model';
 

@@ -7,7 +7,7 @@ import { useAnnouncer } from '../../../components/Announcer';
 import { EmptyState, QueryState } from '../../../components/QueryState';
 import { StatusAlert } from '../../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../../lib/trpc';
-import { hostOf } from '../../teacher/model';
+import { hostOf } from '../../../lib/policy-rows';
 import { AssignmentPicker } from './AssignmentPicker';
 import type { Preset } from './model';
 import { PresetForm } from './PresetForm';
