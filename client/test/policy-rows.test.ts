@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ExternalToolConfig } from '../src/views/teacher/model';
+import type { ExternalToolConfig } from '@exb/shared/exb-policy.js';
 import { emptyRuleRow, emptyToolRow, hostOf, isBlankTool, newRowId, ruleRowsOf, submitRules, submitTool, toolRowOf, updateRow, withoutRow, type RuleRow, type ToolRow } from '../src/lib/policy-rows';
 
 const rule = (rowId: string, value: string, changes: Partial<RuleRow> = {}): RuleRow => ({ rowId, match: 'exact', value, broadDomainConfirmed: false, ...changes });
