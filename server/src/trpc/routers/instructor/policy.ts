@@ -28,7 +28,6 @@ function structuredTarget(input: { contentId?: string | undefined; quizId?: stri
   return given[0]!;
 }
 
-
 export const policyRouter = router({
   /** `POST /api/quizzes/exb-config-structured`; course tool definitions are refused before the input is read. */
   saveStructured: instructorMutation
