@@ -7,6 +7,7 @@ import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '..
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
 import { effectiveWebsiteRules, statusView } from '../../domain/enforcement/status-view.js';
 import { hasUnmanagedAccessCode } from '../../domain/enforcement/unmanaged-code.js';
+import { alertView } from '../../domain/pre-exam-sweep/alert-view.js';
 import { DomainError } from '../../domain-error.js';
 import type { ManagementServices } from '../../domain/management-services.js';
 import { policyError } from '../../domain/policy-errors.js';
@@ -298,6 +299,23 @@ export const instructorRouter = router({
       return { success: true as const, message: 'The access code was removed in the LMS; students can open the quiz without it.' };
     }),
 
+    /**
+     * Addition: adopts a quiz that carries a code this service does not manage with the settings of the enforced
+     * assessment it was copied from (`domain/enforcement/adopt-original.ts`); the candidates come from `adoptCandidates`.
+     */
+    adoptCandidates: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      return { success: true as const, candidates: await ctx.services.adoption.candidates(ref, ctx.lms) };
+    }),
+
+    adoptOriginal: instructorMutation
+      .input(assessmentInput.extend({ sourceCourseId: z.string().max(64), sourceContentId: z.string().max(ASSESSMENT_ID_MAX_LENGTH) }))
+      .mutation(async ({ ctx, input }) => {
+        const ref = await scopedAssessment(ctx, input);
+        const view = await ctx.services.adoption.adopt(by(ctx), ref, { courseId: input.sourceCourseId, contentId: input.sourceContentId }, ctx.lms);
+        return { success: true as const, message: 'The exam browser is now required, with the original assessment’s settings.', setting: enabledSetting(view) };
+      }),
+
     /** `GET .../exb/config`: where the exam-browser launch of the assessment starts. */
     configLocation: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
@@ -386,6 +404,18 @@ export const instructorRouter = router({
         const result = await ctx.services.urlRules.rewrite(by(ctx), { courseId, contentId }, input.value);
         return { success: true as const, ...result };
       }),
+  }),
+
+  /** Exam day: drift the pre-exam sweep found before a start, and the course's choice of automatic repairs. */
+  preExamSweep: router({
+    alerts: instructorQuery.query(async ({ ctx }) => ({
+      alerts: (await ctx.services.sweepRecords.courseAlerts(ctx.principal.courseId, new Date())).map(alertView),
+    })),
+    option: instructorQuery.query(async ({ ctx }) => ({ autoRepairBeforeStart: await ctx.services.sweepOption.get(ctx.principal.courseId) })),
+    setOption: instructorMutation.input(z.object({ autoRepairBeforeStart: z.boolean() })).mutation(async ({ ctx, input }) => ({
+      success: true as const,
+      autoRepairBeforeStart: await ctx.services.sweepOption.set(by(ctx), ctx.principal.courseId, input.autoRepairBeforeStart),
+    })),
   }),
 
   examTools: router({
