@@ -45,9 +45,9 @@ export class OriginalAdoption {
     const rows = await this.orm.em.getConnection().execute<{ course_id: string; content_id: string; title: string }[]>(
       `select a.course_id, a.content_id, a.title from assessment a
        join assessment_setting s on s.course_id = a.course_id and s.content_id = a.content_id
-       where a.title = ? and a.course_id = any(?::text[]) and s.exb_required and s.enabled
+       where a.title = ? and a.course_id in (select jsonb_array_elements_text(?::jsonb)) and s.exb_required and s.enabled
        order by a.course_id, a.content_id limit ?`,
-      [ref.cached.title, [...taught.keys()], MAX_CANDIDATES],
+      [ref.cached.title, JSON.stringify([...taught.keys()]), MAX_CANDIDATES],
     );
     return rows.map((row) => ({ courseId: row.course_id, courseName: taught.get(row.course_id) ?? row.course_id, contentId: row.content_id, title: row.title }));
   }
