@@ -18,7 +18,7 @@ export function AdminPreExamAlerts() {
   if (list.length === 0) return null;
   return (
     <View as="section" display="block" margin="small 0 0" aria-labelledby="admin-pre-exam-heading">
-      <Alert variant="warning" margin="0">
+      <Alert variant={list.every((alert) => alert.repaired) ? 'info' : 'warning'} margin="0">
         <Heading level="h2" id="admin-pre-exam-heading" margin="0 0 x-small">
           {t('preExam.heading')}
         </Heading>

@@ -21,7 +21,7 @@ export function PreExamAlerts() {
   if (list.length === 0) return null;
   return (
     <View as="section" display="block" margin="small 0 0" aria-labelledby="pre-exam-alerts-heading">
-      <Alert variant="warning" margin="0">
+      <Alert variant={list.every((alert) => alert.repaired) ? 'info' : 'warning'} margin="0">
         <Heading level="h2" id="pre-exam-alerts-heading" margin="0 0 x-small">
           {t('preExam.heading')}
         </Heading>
