@@ -148,6 +148,40 @@ describe('pre-exam sweep', () => {
     expect((await (await sweepAt(base)).run()).outcomes).toMatchObject({ repaired: 0, alerted: 0, 'in-place': 0 });
   });
 
+  it('an unlock and a due time in the same hour make one check of the assessment', async () => {
+    classicQuiz().unlockAt = new Date(base + 20 * MINUTE).toISOString();
+    await t.discover();
+    t.bed.lms.calls.clear();
+    const report = await (await sweepAt(base)).run();
+    expect(report.outcomes).toMatchObject({ 'in-place': 1 });
+    expect(t.bed.lms.calls.count(LMS_ROUTES.listQuizzes)).toBe(1);
+    const rows = await t.sql<{ starts_at: Date; stage: string; outcome: string }>('select starts_at, stage, outcome from pre_exam_sweep order by starts_at');
+    expect(rows.map((row) => [new Date(row.starts_at).getTime() - base, row.stage, row.outcome])).toEqual([
+      [20 * MINUTE, 'hour', 'in-place'],
+      [50 * MINUTE, 'hour', 'in-place'],
+    ]);
+  });
+
+  it('a spent call budget gives the sweep back for a later run, with nothing checked or changed', async () => {
+    await optIn(true);
+    classicQuiz().accessCode = null;
+    const ctx = await createContext({
+      config: { ...t.bed.t.config, accessCodeVerifier: { ...t.bed.t.config.accessCodeVerifier, callsPerMinute: 1 } },
+      logger: createLogger('silent'),
+      db: t.bed.t.db,
+      oauth: FAST_OAUTH,
+    });
+    await t.sql("delete from admission_budget where key like 'access-code-verifier%'");
+    const sweep = createPreExamSweep(ctx, { now: () => new Date(base) });
+    // The one call of this minute goes to the read; the repair, which takes its two calls before it starts, waits.
+    const report = await sweep.run();
+    expect(report).toMatchObject({ ran: true, deferred: 1, outcomes: { repaired: 0 } });
+    expect(classicQuiz().accessCode).toBeNull();
+    expect(t.bed.lms.calls.count(LMS_ROUTES.updateQuiz)).toBe(0);
+    expect(await t.sql('select 1 from pre_exam_sweep')).toEqual([]);
+    expect(await repairs()).toEqual([]);
+  });
+
   it('a failed repair leaves the LMS as it was, is audited as failed and alerted', async () => {
     await optIn(true);
     classicQuiz().accessCode = null;

@@ -43,6 +43,8 @@ export interface SweepReport {
 }
 
 const SWEEP_LEASE_SECONDS = 30;
+/** A repair's LMS calls: the write of the code, and the read that confirms it. */
+const REPAIR_CALLS = 2;
 const emptyOutcomes = (): Record<SweepOutcome, number> => ({ 'in-place': 0, repaired: 0, alerted: 0, 'repair-failed': 0, unchecked: 0 });
 
 /**
@@ -91,7 +93,7 @@ export class PreExamSweep {
     // One check per assessment, whichever of its starts and stages are due together.
     const byAssessment = new Map<string, SweepDue[]>();
     for (const item of claimed) byAssessment.set(`${item.courseId}|${item.contentId}`, [...(byAssessment.get(`${item.courseId}|${item.contentId}`) ?? []), item]);
-    const readers = new Map<string, { lms: LmsApi; reader: LmsCodeReader; holder: GrantHolder } | null>();
+    const readers = new Map<string, Acting | null>();
     const groups = [...byAssessment.values()];
     for (const [index, items] of groups.entries()) {
       const first = items[0]!;
@@ -123,12 +125,19 @@ export class PreExamSweep {
       if (!(await this.deps.callBudget.consume(LMS_CALL_BUDGET_KEY)).allowed) throw new BudgetSpent();
     };
     const lms = this.deps.lmsFor(holder, { beforeAttempt });
-    return { lms, holder, reader: new LmsCodeReader(lms, item.courseId) };
+    // A repair takes its calls from the budget before it starts (`REPAIR_CALLS`), so a spent budget never cuts one
+    // between its LMS write and its read-back; its own calls then only stop for a closing service or a lost lease.
+    const repairLms = this.deps.lmsFor(holder, {
+      beforeAttempt: async () => {
+        if (shouldStop()) throw new BatchStopped();
+      },
+    });
+    return { lms, repairLms, holder, reader: new LmsCodeReader(lms, item.courseId) };
   }
 
   private async sweepOne(
     item: SweepDue,
-    acting: { lms: LmsApi; reader: LmsCodeReader; holder: GrantHolder } | null,
+    acting: Acting | null,
   ): Promise<{ found: SweepFound; outcome: SweepOutcome }> {
     const setting = await this.deps.settings.loadAssessmentSettings(item.courseId, item.contentId);
     if (setting === null || !isEnforced(setting)) return { found: null, outcome: 'unchecked' };
@@ -146,8 +155,11 @@ export class PreExamSweep {
       return { found: checked.status, outcome: 'alerted' };
     }
     const ref: AssessmentRef = { courseId: item.courseId, contentId: item.contentId, contentType: item.contentType, lmsAssessmentId: item.lmsAssessmentId, cached: null };
+    for (let call = 0; call < REPAIR_CALLS; call += 1) {
+      if (!(await this.deps.callBudget.consume(LMS_CALL_BUDGET_KEY)).allowed) throw new BudgetSpent();
+    }
     try {
-      const repaired = await this.deps.enforcement.reapplyBeforeStart(SWEEP_ACTOR, ref, acting.lms, checked.status);
+      const repaired = await this.deps.enforcement.reapplyBeforeStart(SWEEP_ACTOR, ref, acting.repairLms, checked.status);
       this.deps.logger.info({ courseId: item.courseId, contentId: item.contentId, found: checked.status }, 'pre-exam sweep repaired drift');
       return { found: checked.status, outcome: repaired.verificationStatus === 'verified' ? 'repaired' : 'repair-failed' };
     } catch (error) {
@@ -159,3 +171,11 @@ export class PreExamSweep {
 }
 
 type SweepFound = 'verified' | 'missing' | 'stale' | 'unverified' | null;
+
+/** The LMS of a course's stored grant: `lms` and its reader count each call against the budget; `repairLms` does not. */
+interface Acting {
+  readonly lms: LmsApi;
+  readonly repairLms: LmsApi;
+  readonly reader: LmsCodeReader;
+  readonly holder: GrantHolder;
+}
