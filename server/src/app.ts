@@ -285,6 +285,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     oneTimeTokens: ctx.oneTimeStore,
     examBrowserTokens: ctx.examBrowser.store,
     auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
+    preExamSweeps: ctx.management.sweepRecords,
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());

@@ -192,6 +192,17 @@ describe('pre-exam sweep', () => {
     expect(await alerts()).toEqual([expect.objectContaining({ contentId: CLASSIC, repaired: false, outcome: 'repair-failed' })]);
   });
 
+  it('housekeeping drops sweeps of starts a week past, and keeps recent ones', async () => {
+    await (await sweepAt(base)).run();
+    await t.sql(
+      "insert into pre_exam_sweep (course_id, content_id, starts_at, stage, found, outcome) values (?, ?, now() - interval '8 days', 'hour', 'missing', 'alerted')",
+      [COURSE, CLASSIC],
+    );
+    const ctx = await createContext({ config: t.bed.t.config, logger: createLogger('silent'), db: t.bed.t.db, oauth: FAST_OAUTH });
+    expect(await ctx.management.sweepRecords.purgeExpired()).toBe(1);
+    expect((await t.sql('select 1 from pre_exam_sweep')).length).toBe(1);
+  });
+
   it('the opt-in is the course’s, audited, and another course’s teacher or a student cannot change it', async () => {
     expect((await trpc('instructor.preExamSweep.option')).autoRepairBeforeStart).toBe(false);
     await optIn(true);

@@ -42,6 +42,9 @@ export interface DriftAlert {
   readonly outcome: SweepOutcome;
 }
 
+/** Sweeps are kept this long after their start (`purgeExpired`). */
+export const SWEEP_RETENTION_DAYS = 7;
+
 /** Alerts stay up while the exam may still be running. */
 const ALERT_HOURS_AFTER_START = 3;
 
@@ -166,6 +169,17 @@ export class SweepRecords {
         outcome: row.outcome,
       }))
       .sort((a, b) => b.sweptAt.getTime() - a.sweptAt.getTime());
+  }
+
+  /**
+   * Housekeeping: drops sweeps of starts more than `SWEEP_RETENTION_DAYS` past. The audit trail keeps every repair;
+   * these rows only feed the alerts and the claims, which never look that far back.
+   */
+  async purgeExpired(): Promise<number> {
+    const rows = await this.orm.em
+      .getConnection()
+      .execute<{ one: number }[]>(`delete from pre_exam_sweep where starts_at < now() - ? * interval '1 day' returning 1 as one`, [SWEEP_RETENTION_DAYS]);
+    return rows.length;
   }
 
   /** Whether the course opted in to automatic repairs before a start (off unless a teacher or administrator said so). */
