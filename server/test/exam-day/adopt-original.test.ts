@@ -77,6 +77,18 @@ describe('adopting a copied quiz with its original’s settings', () => {
     expect((await t.request('GET', `/api/quizzes/${LAB}`)).json()).toMatchObject({ unmanagedAccessCode: false });
   });
 
+  it('keeps those of the original’s selected course tools that this course’s catalog also holds', async () => {
+    const saved = await t.request('PUT', `/api/quizzes/course/${COURSE}/defaults`, {
+      body: { externalTools: [{ label: 'Calculator', url: 'https://calc.example.com/app' }] },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const toolId = (await t.settings.loadCourseDefaults(COURSE))!.externalTools[0]!.id;
+    const original = (await t.settings.loadAssessmentSettings(ORIGINAL.courseId, ORIGINAL.contentId))!;
+    await t.settings.saveAssessmentSettings(ORIGINAL.courseId, { ...original, externalToolIds: [toolId, 'only-in-102'] });
+    expect((await adopt(ORIGINAL)).statusCode).toBe(200);
+    expect((await t.settings.loadAssessmentSettings(COURSE, LAB))!.externalToolIds).toEqual([toolId]);
+  });
+
   it('refuses an original in a course the teacher does not teach, or of another title, without an LMS write', async () => {
     for (const source of [FOREIGN, { courseId: '102', contentId: 'classicquiz_999' }, { courseId: '102', contentId: 'newquiz:101:301' }]) {
       const refused = await adopt(source);
