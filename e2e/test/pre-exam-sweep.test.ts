@@ -145,4 +145,36 @@ describe.runIf(browserAvailable())('drift before the start, in the teacher view'
     await screenshot('04-repaired');
     expect(problems).toEqual([]);
   });
+
+  it('adopts a copied quiz with the settings of the enforced quiz of the same title in another course', async () => {
+    // Course 102 (also taught by this teacher) enforces a "Lab safety check" with its own exit password and rules.
+    await t.db.orm.em.getConnection().execute(
+      "insert into assessment (course_id, content_id, content_type, lms_assessment_id, title, published) values ('102', 'classicquiz_205', 'CLASSIC_QUIZ', '205', 'Lab safety check', true)",
+    );
+    const original = await settings.loadAssessmentSettings('102', 'classicquiz_205');
+    await settings.saveAssessmentSettings('102', {
+      ...(original ?? { courseId: '102', contentId: 'classicquiz_205', version: 0, verificationStatus: 'unverified', externalToolIds: null, quizOnlyTools: [] }),
+      exbRequired: true,
+      enabled: true,
+      accessCode: 'original-code',
+      usesCourseDefaults: false,
+      urlRules: [{ id: 'r1', match: 'exact', value: 'https://example.org/safety-sheet' }],
+      startPasswordOverride: null,
+      exitPasswordOverride: 'exit-from-102',
+    });
+    const labRow = () => tool.getByRole('row').filter({ has: tool.getByRole('rowheader', { name: 'Lab safety check', exact: true }) });
+    await visible(labRow().getByText('Access code not managed here'));
+    await labRow().getByRole('button', { name: /Adopt with the original assessment’s settings/ }).click();
+    const pick = labRow().getByRole('button', { name: /Adopt settings from/ });
+    await visible(pick);
+    await screenshot('05-adopt-candidates');
+    await pick.click();
+    await visible(labRow().getByText('Exam browser required'));
+    const adopted = (await settings.loadAssessmentSettings('101', 'classicquiz_204'))!;
+    expect(adopted).toMatchObject({ exbRequired: true, exitPasswordOverride: 'exit-from-102', usesCourseDefaults: false });
+    expect(lms.state.quizzes.get(204)!.accessCode).toBe(adopted.accessCode);
+    expect(adopted.accessCode).not.toBe('lab-2026');
+    await screenshot('06-adopted');
+    expect(problems).toEqual([]);
+  });
 });
