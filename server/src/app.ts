@@ -22,6 +22,7 @@ import { notFoundPage } from './http/not-found.js';
 import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
+import { PreExamSweep } from './domain/pre-exam-sweep/pre-exam-sweep.js';
 import { RESET_LEASE_TTL_SECONDS } from './domain/course-reset/reset-lease.js';
 import { postgresBudget } from './security/admission-budget.js';
 import { lazyRequestLoggerFactory } from './http/request-logger.js';
@@ -209,6 +210,29 @@ export function createAccessCodeVerifier(
   });
 }
 
+/**
+ * The pre-exam sweep over a context's database, grants and LMS: the verifier's grant rule, batch size and call budget
+ * (the same budget row, so the two together stay within `ACCESS_CODE_VERIFY_CALLS_PER_MINUTE`); `now` and
+ * `leaseSeconds` replace the clock and the lease lifetime (tests).
+ */
+export function createPreExamSweep(ctx: AppContext, options: { now?: () => Date; leaseSeconds?: number } = {}): PreExamSweep {
+  const config = ctx.config.accessCodeVerifier;
+  return new PreExamSweep({
+    ...(options.leaseSeconds === undefined ? {} : { leaseSeconds: options.leaseSeconds }),
+    orm: ctx.db.orm,
+    records: ctx.management.sweepRecords,
+    settings: ctx.management.settings,
+    verification: ctx.management.verification,
+    enforcement: ctx.management.enforcement,
+    holderFor: (courseId, preferred) => ctx.oauth.tokens.courseManagerHolder(courseId, preferred),
+    lmsFor: (holder, lmsOptions) => ctx.lms.forPrincipal(holder, lmsOptions),
+    callBudget: postgresBudget({ name: 'access-code-verifier', points: config.callsPerMinute, durationSeconds: 60 }, ctx.db.pool),
+    logger: ctx.logger.child({ component: 'pre-exam-sweep' }),
+    now: options.now ?? (() => new Date()),
+    batchSize: config.batchSize,
+  });
+}
+
 /** How often every instance looks for interrupted course resets: four times per reset lease lifetime. */
 export const RESET_RECOVERY_INTERVAL_MS = (RESET_LEASE_TTL_SECONDS * 1000) / 4;
 
@@ -261,10 +285,14 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     oneTimeTokens: ctx.oneTimeStore,
     examBrowserTokens: ctx.examBrowser.store,
     auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
+    preExamSweeps: ctx.management.sweepRecords,
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
   app.addHook('onClose', () => verifier.stop());
+  const sweep = createPreExamSweep(ctx);
+  schedulePeriodicTask(app, 'pre-exam sweep', config.accessCodeVerifier.preExamSweepIntervalSeconds * 1000, () => sweep.run());
+  app.addHook('onClose', () => sweep.stop());
   // A course reset whose process died is finished or undone from its journal once its lease expired: at this
   // instance's start, then a few times per lease lifetime, so the LMS and the records agree within one lifetime.
   schedulePeriodicTask(app, 'course-reset recovery', RESET_RECOVERY_INTERVAL_MS, () => ctx.admin.resetRecovery.sweep(resetRecoveryLms(ctx)), {

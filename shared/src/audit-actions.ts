@@ -10,6 +10,8 @@ export const AUDIT_ACTIONS = [
   'enforcement.reapply-protection',
   'enforcement.accept-lms-code',
   'enforcement.clear-lms-code',
+  'enforcement.pre-exam-repair',
+  'enforcement.adopt-original',
   'policy.save',
   'policy.reset-defaults',
   'course-defaults.save',

@@ -92,6 +92,8 @@ export interface Quiz {
   assignmentId: number | null;
   timeLimit: number | null;
   dueAt: string | null;
+  /** When students can start (`unlock_at`); absent or `null`: at once. */
+  unlockAt?: string | null;
   questionCount: number;
   pointsPossible: number | null;
   deleted: boolean;
@@ -135,6 +137,8 @@ export interface Assignment {
   submissionTypes: string[];
   pointsPossible: number | null;
   dueAt: string | null;
+  /** When students can start (`unlock_at`); absent or `null`: at once. A new quiz's dates are its assignment's. */
+  unlockAt?: string | null;
   /** Set for the assignment of a graded classic quiz. */
   quizId: number | null;
   /** Set for a new-quiz assignment. */

@@ -9,6 +9,20 @@ export interface AuditedBy {
   readonly requestId?: string | null;
 }
 
+/**
+ * The service acting on its own, with nobody at the keyboard (the pre-exam sweep's repairs): the trail names the
+ * service as the actor (`system`) and gives `reason` as why it acted.
+ */
+export interface ServiceActing {
+  readonly service: { readonly reason: string };
+}
+
+/** Whoever an audited change is entered under: a verified principal, or the service itself. */
+export type AuditedActor = AuditedBy | ServiceActing;
+
+/** The actor of an entry the service itself makes. */
+export const SERVICE_ACTOR: AuditEntryInput['actor'] = { lmsUserId: null, name: null, role: 'system' };
+
 /** The acting principal and request of a tRPC procedure's context. */
 export function auditedBy(ctx: { readonly principal: Principal; readonly requestId: string }): AuditedBy {
   return { principal: ctx.principal, requestId: ctx.requestId };
@@ -54,7 +68,7 @@ export const failedWithCode: FailureEntry = (error) => {
  */
 export async function audited<T>(
   audit: AuditLog,
-  by: AuditedBy,
+  by: AuditedActor,
   target: AuditTarget,
   work: () => Promise<T>,
   describe: (result: T) => AuditDetails = () => ({}),
@@ -80,14 +94,13 @@ export async function audited<T>(
   return result;
 }
 
-export function auditEntry(by: AuditedBy, target: AuditTarget, outcome: AuditOutcome, details: AuditDetails): AuditEntryInput {
+export function auditEntry(by: AuditedActor, target: AuditTarget, outcome: AuditOutcome, details: AuditDetails): AuditEntryInput {
+  const where = { action: target.action, outcome, courseId: target.courseId, contentId: target.contentId ?? null };
+  if ('service' in by) return { ...where, actor: SERVICE_ACTOR, rootAccountId: null, requestId: null, details: { ...details, reason: by.service.reason } };
   return {
-    action: target.action,
-    outcome,
+    ...where,
     actor: auditActor(by.principal),
     rootAccountId: by.principal.kind === 'admin' ? by.principal.accountId : null,
-    courseId: target.courseId,
-    contentId: target.contentId ?? null,
     requestId: by.requestId ?? null,
     details,
   };

@@ -94,6 +94,11 @@ export const environmentSchema = z.object({
   ACCESS_CODE_VERIFY_BATCH_SIZE: positiveInt(20, 500),
   ACCESS_CODE_VERIFY_CALLS_PER_MINUTE: positiveInt(30, 600),
   ACCESS_CODE_VERIFY_RECHECK_MINUTES: positiveInt(360, 10_080),
+  /**
+   * Seconds between pre-exam sweeps (an hour and ten minutes before each enforced assessment's start); `0` switches
+   * them off. A minute keeps the ten-minute check within a minute of its time.
+   */
+  PRE_EXAM_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(600).default(60),
   /** `false`, a hop count or a list of proxy addresses and CIDR ranges; never `true` (see `config/trust-proxy.ts`). */
   TRUST_PROXY: trustProxy,
   LTI_LOGIN_BUDGET_PER_IP: positiveInt(1200, 1_000_000),
@@ -294,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       batchSize: e.ACCESS_CODE_VERIFY_BATCH_SIZE,
       callsPerMinute: e.ACCESS_CODE_VERIFY_CALLS_PER_MINUTE,
       recheckMinutes: e.ACCESS_CODE_VERIFY_RECHECK_MINUTES,
+      preExamSweepIntervalSeconds: e.PRE_EXAM_SWEEP_INTERVAL_SECONDS,
     },
   };
 }

@@ -12,6 +12,7 @@ import { sqlOnClient, type SqlOnClient } from './pg-transaction.js';
 /** Every kind of lease the service takes. A lease's name is its kind, then the ids of what it guards. */
 export const LEASE_KINDS = [
   'access-code-verifier',
+  'pre-exam-sweep',
   'assessment',
   'course-write',
   'course-reset',
@@ -26,6 +27,8 @@ export type LeaseName = LeaseKind | `${LeaseKind}:${string}`;
 export const leaseNames = {
   /** One background verification batch at a time across instances. */
   verifier: 'access-code-verifier',
+  /** One pre-exam sweep at a time across instances. */
+  preExamSweep: 'pre-exam-sweep',
   /** One mutation of an assessment at a time (enforcement, policy, code). */
   assessment: (courseId: string, contentId: string) => `assessment:${courseId}:${contentId}`,
   /** One course-level write at a time (defaults, discovery, tool copies into the course). */

@@ -11,8 +11,11 @@ import { CourseDefaultsService } from './course-defaults/course-defaults-service
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { ExamDayBoard } from './exam-day/board.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
+import { OriginalAdoption } from './enforcement/adopt-original.js';
 import { UnmanagedCodeScan } from './enforcement/unmanaged-code.js';
 import { ManagementLocks } from './locks.js';
+import { AutoRepairOption } from './pre-exam-sweep/auto-repair-option.js';
+import { SweepRecords } from './pre-exam-sweep/sweep-records.js';
 import { PasswordRevealService } from './password-reveal/password-reveal.js';
 import { createSettingsRepository, type SettingsDatabase, type SettingsRepository } from './settings/settings-repository.js';
 import { ToolsCopyService } from './tools-copy/tools-copy-service.js';
@@ -37,6 +40,11 @@ export interface ManagementServices {
   readonly urlRules: UrlRuleRepairService;
   /** Exam day: every student's way into an enforced assessment. */
   readonly examDay: ExamDayBoard;
+  /** The pre-exam sweep's findings and each course's choice of automatic repairs. */
+  readonly sweepRecords: SweepRecords;
+  readonly sweepOption: AutoRepairOption;
+  /** Adopting a copied quiz with its original's settings. */
+  readonly adoption: OriginalAdoption;
 }
 
 export interface ManagementDependencies {
@@ -57,13 +65,15 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
   const assessments = new AssessmentCache(db.orm);
   const locks = new ManagementLocks(db.orm, logger);
   const verification = new AccessCodeVerification(settings, logger);
+  const sweepRecords = new SweepRecords(db.orm);
+  const enforcement = new EnforcementService({ settings, assessments, locks, logger, audit, managedExitPassword, verification });
   return {
     settings,
     assessments,
     scope: new AssessmentScope(assessments, settings),
     locks,
     discovery: new AssessmentDiscovery(assessments, locks, logger, [verification, new UnmanagedCodeScan(assessments, settings, logger)]),
-    enforcement: new EnforcementService({ settings, assessments, locks, logger, audit, managedExitPassword, verification }),
+    enforcement,
     verification,
     policy: new AssessmentPolicyService({ settings, locks, audit, baseUrl }),
     courseDefaults: new CourseDefaultsService({ settings, locks, audit, baseUrl }),
@@ -72,5 +82,8 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
     urlRules: new UrlRuleRepairService({ settings, locks, audit }),
     examDay: new ExamDayBoard(db.orm, systemClock),
+    sweepRecords,
+    sweepOption: new AutoRepairOption(sweepRecords, audit),
+    adoption: new OriginalAdoption(db.orm, settings, enforcement),
   };
 }

@@ -105,6 +105,7 @@ export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppCont
   app.post(`${base}/reset-defaults`, guard, handle((api, request) => api.assessments.resetDefaults(assessment(request))));
   app.post(`${base}/protection/reapply`, guard, handle((api, request) => api.assessments.reapplyProtection(assessment(request))));
   app.post(`${base}/protection/accept-lms-code`, guard, handle((api, request) => api.assessments.acceptLmsCode(assessment(request))));
+  app.post(`${base}/protection/clear-lms-code`, guard, handle((api, request) => api.assessments.clearLmsCode(assessment(request))));
   app.post(`${base}/regenerate-code`, guard, handle((api, request) => api.assessments.regenerateCode(assessment(request))));
   app.put(
     `${base}/exb`,

@@ -101,6 +101,7 @@ export const assignmentSchema = lmsObject({
   workflowState: ['workflow_state', optionalText],
   htmlUrl: ['html_url', optionalText],
   dueAt: ['due_at', timestamp],
+  unlockAt: ['unlock_at', timestamp],
   pointsPossible: ['points_possible', optionalNumber],
 });
 export type LmsAssignment = z.output<typeof assignmentSchema>;

@@ -150,6 +150,7 @@ describe('lease names', () => {
   it('start with one of the listed kinds', () => {
     const names: LeaseName[] = [
       leaseNames.verifier,
+      leaseNames.preExamSweep,
       leaseNames.assessment('1', '2'),
       leaseNames.courseWrite('1'),
       leaseNames.courseReset('1'),

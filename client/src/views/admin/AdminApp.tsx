@@ -10,6 +10,7 @@ import { CourseList } from './CourseList';
 import type { AuthorizationStore } from '../../lib/authorization-store';
 import { PresetsPage } from './presets/PresetsPage';
 import { SummaryHeader } from './SummaryHeader';
+import { AdminPreExamAlerts } from './PreExamSweep';
 
 const TABS = ['courses', 'connect', 'presets', 'audit'] as const;
 type Tab = (typeof TABS)[number];
@@ -44,6 +45,7 @@ export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, au
       </Text>
       <AdminConnection store={authorization} authorizeUrl={authorizeUrl}>
         <SummaryHeader />
+        <AdminPreExamAlerts />
         {open !== null ? (
           <CourseDetail courseId={open.id} fallbackName={open.name} onBack={back} />
         ) : (

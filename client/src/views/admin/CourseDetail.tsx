@@ -13,6 +13,7 @@ import { CoursePasswords } from './CoursePasswords';
 import { CourseReset } from './CourseReset';
 import { relativeTime } from './model';
 import { AdminCourseUrlRuleReadings } from './UrlRuleReadings';
+import { AdminCourseSweep } from './PreExamSweep';
 
 type Outcome = { variant: 'success' | 'error'; text: string };
 
@@ -100,6 +101,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
           <>
             <CoursePasswords key={resets} courseId={courseId} courseName={name} />
             <AdminCourseUrlRuleReadings courseId={courseId} />
+            <AdminCourseSweep courseId={courseId} />
             {data.course.assessments.length === 0 ? (
               <EmptyState>
                 <Text as="p">{t('course.noQuizzes')}</Text>

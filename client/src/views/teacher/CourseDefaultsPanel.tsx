@@ -13,6 +13,7 @@ import { CoursePasswordField, passwordInput, type PasswordDraft } from './Passwo
 import { PasswordsSection } from './PasswordsSection';
 import { useCourseDefaults, useSchoolExitPassword } from './queries';
 import { SaveBar, SaveOutcome } from './SaveBar';
+import { AutoRepairToggle } from './PreExamSweep';
 import { useSaveOutcome } from './save-outcome';
 import { ToolCatalog } from './ToolCatalog';
 import { UrlRulesEditor } from '../../components/UrlRulesEditor';
@@ -265,6 +266,8 @@ function DefaultsForm({
           )}
         </SaveBar>
       </form>
+      {/* Outside the form: saved on its own, at once, and never part of the defaults' unsaved changes. */}
+      <AutoRepairToggle />
       {/* Outside the form: the dialog's buttons must never submit the defaults. */}
       {copying !== null && <CopyToolDialog scope={scope} tool={copying} onClose={() => setCopying(null)} />}
     </>

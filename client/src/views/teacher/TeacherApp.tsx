@@ -6,6 +6,7 @@ import { Page } from '../../components/Page';
 import { AssessmentsPanel } from './AssessmentsPanel';
 import { ConnectPrompt, SessionEnded, useConnection } from './connection';
 import { CourseDefaultsPanel, type DefaultsFocusRequest } from './CourseDefaultsPanel';
+import { PreExamAlerts } from './PreExamSweep';
 import type { CourseScope } from './model';
 
 const TABS = ['assessments', 'defaults'] as const;
@@ -68,6 +69,7 @@ export function TeacherApp({ scope, userName, courseRole, lmsReturnUrl }: Teache
               <Spinner renderTitle={t('page.checkingConnection')} size="small" />
             </View>
           )}
+          {connection.connected === true && <PreExamAlerts />}
           {(connection.connected === true || connection.expired) && <Tabs
             margin="medium 0 0"
             onRequestTabChange={(_event, { index }) => setTab(TABS[index] ?? 'assessments')}

@@ -1,5 +1,6 @@
 import { Button, Flex, Pill, ScreenReaderContent, Text, View } from '@instructure/ui';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
@@ -10,7 +11,9 @@ import { useVerificationRefetch } from './Verification';
 /**
  * A quiz the LMS protects with an access code this tool does not manage (a course copy carries codes along): students
  * would wait at a prompt nobody can answer. The teacher clears the code in the LMS, or adopts the quiz, which requires
- * the exam browser and puts this tool's own code in the LMS (the same path as the switch).
+ * the exam browser and puts this tool’s own code in the LMS (the same path as the switch), or adopts it with the settings
+ * of the enforced assessment it was copied from, which the teacher picks among those of the same title in courses they
+ * teach.
  */
 export function UnmanagedCodeNotice({ assessment }: { assessment: Assessment }) {
   const { t } = useTranslation('teacher');
@@ -27,10 +30,22 @@ export function UnmanagedCodeNotice({ assessment }: { assessment: Assessment }) 
   const onError = (error: unknown) => announce(t('action.titled', { title: assessment.title, message: readServerError(error).message }), 'assertive');
   const clear = useMutation(trpc.instructor.enforcement.clearLmsCode.mutationOptions({ onSuccess: () => done(t('unmanagedCode.cleared')), onError }));
   const adopt = useMutation(trpc.instructor.enforcement.enable.mutationOptions({ onSuccess: () => done(t('unmanagedCode.adopted')), onError }));
-  if (!assessment.unmanagedAccessCode) return <>{announcement}</>;
+  const [picking, setPicking] = useState(false);
   const input = { courseId: assessment.courseId, quizId: assessment.id };
-  const interaction = connection.connected === false || clear.isPending || adopt.isPending ? 'disabled' : 'enabled';
-  const failure = clear.error ?? adopt.error;
+  const candidates = useQuery({ ...trpc.instructor.enforcement.adoptCandidates.queryOptions(input), enabled: picking && assessment.unmanagedAccessCode });
+  const adoptOriginal = useMutation(
+    trpc.instructor.enforcement.adoptOriginal.mutationOptions({
+      onSuccess: () => {
+        setPicking(false);
+        done(t('preExam.adopted'));
+      },
+      onError,
+    }),
+  );
+  if (!assessment.unmanagedAccessCode) return <>{announcement}</>;
+  const interaction = connection.connected === false || clear.isPending || adopt.isPending || adoptOriginal.isPending ? 'disabled' : 'enabled';
+  const failure = clear.error ?? adopt.error ?? adoptOriginal.error ?? candidates.error;
+  const found = candidates.data?.candidates;
   return (
     <>
       {announcement}
@@ -48,7 +63,30 @@ export function UnmanagedCodeNotice({ assessment }: { assessment: Assessment }) 
             {t('unmanagedCode.adopt')}
             <ScreenReaderContent> {t('unmanagedCode.of', { title: assessment.title })}</ScreenReaderContent>
           </Button>
+          <Button size="small" interaction={interaction} aria-expanded={picking} onClick={() => setPicking(!picking)}>
+            {t('preExam.adoptOriginal')}
+            <ScreenReaderContent> {t('unmanagedCode.of', { title: assessment.title })}</ScreenReaderContent>
+          </Button>
         </Flex>
+        {picking && found !== undefined && (
+          <View as="div" margin="x-small 0 0">
+            <Text as="p" size="small">
+              {t(found.length === 0 ? 'preExam.adoptNone' : 'preExam.adoptPick')}
+            </Text>
+            <Flex gap="x-small" wrap="wrap">
+              {found.map((candidate) => (
+                <Button
+                  key={`${candidate.courseId}|${candidate.contentId}`}
+                  size="small"
+                  interaction={interaction}
+                  onClick={() => adoptOriginal.mutate({ ...input, sourceCourseId: candidate.courseId, sourceContentId: candidate.contentId })}
+                >
+                  {t('preExam.adoptFrom', { course: candidate.courseName })}
+                </Button>
+              ))}
+            </Flex>
+          </View>
+        )}
         {failure !== null && (
           <Text as="p" size="small" color="danger">
             {readServerError(failure).message}

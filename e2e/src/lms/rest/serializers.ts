@@ -139,14 +139,15 @@ export function quizJson(lms: LmsRuntime, quiz: Quiz, viewer: QuizViewer) {
     ip_filter: null,
     due_at: quiz.dueAt,
     lock_at: null,
-    unlock_at: null,
+    // Canvas: `app/serializers/quizzes/quiz_serializer.rb` lists `unlock_at` among the quiz's attributes.
+    unlock_at: quiz.unlockAt ?? null,
     published: quiz.published,
     unpublishable: true,
     locked_for_user: false,
     hide_results: null,
     show_correct_answers_at: null,
     hide_correct_answers_at: null,
-    all_dates: [{ due_at: quiz.dueAt, unlock_at: null, lock_at: null, base: true }],
+    all_dates: [{ due_at: quiz.dueAt, unlock_at: quiz.unlockAt ?? null, lock_at: null, base: true }],
     can_update: viewer.canManage,
     require_lockdown_browser: false,
     permissions: {
@@ -187,7 +188,9 @@ export function assignmentJson(lms: LmsRuntime, assignment: Assignment) {
     updated_at: assignment.updatedAt,
     due_at: assignment.dueAt,
     lock_at: null,
-    unlock_at: null,
+    // Canvas: `lib/api/v1/assignment.rb` (`API_ALLOWED_ASSIGNMENT_OUTPUT_FIELDS` holds `unlock_at`); a new quiz's dates
+    // are its assignment's.
+    unlock_at: assignment.unlockAt ?? null,
     has_overrides: false,
     course_id: assignment.courseId,
     html_url: htmlUrl,
@@ -242,7 +245,9 @@ export function newQuizJson(assignment: Assignment, options: { showAccessCode: b
     points_possible: assignment.pointsPossible,
     due_at: assignment.dueAt,
     lock_at: null,
-    unlock_at: null,
+    // Canvas: `lib/api/v1/assignment.rb` (`API_ALLOWED_ASSIGNMENT_OUTPUT_FIELDS` holds `unlock_at`); a new quiz's dates
+    // are its assignment's.
+    unlock_at: assignment.unlockAt ?? null,
     published: assignment.published,
     grading_type: quiz.gradingType,
     quiz_settings: {

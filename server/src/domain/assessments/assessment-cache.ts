@@ -12,6 +12,9 @@ export interface DiscoveredAssessment {
   readonly lmsAssessmentId: string;
   readonly title: string;
   readonly published: boolean;
+  /** The LMS's unlock and due times (`null`: none set, or not read); the pre-exam sweep works from them. */
+  readonly unlockAt?: Date | null;
+  readonly dueAt?: Date | null;
 }
 
 interface AssessmentRow {
@@ -98,14 +101,15 @@ export class AssessmentCache {
     await this.orm.em.fork().transactional(async (em) => {
       for (const item of discovered) {
         await em.execute(
-          `insert into assessment (course_id, content_id, content_type, lms_assessment_id, title, published)
-           values (?, ?, ?, ?, ?, ?)
+          `insert into assessment (course_id, content_id, content_type, lms_assessment_id, title, published, unlock_at, due_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?)
            on conflict (course_id, content_id) do update set
              content_type = excluded.content_type, lms_assessment_id = excluded.lms_assessment_id,
-             title = excluded.title, published = excluded.published, updated_at = now()
-           where (assessment.content_type, assessment.lms_assessment_id, assessment.title, assessment.published)
-             is distinct from (excluded.content_type, excluded.lms_assessment_id, excluded.title, excluded.published)`,
-          [courseId, item.contentId, item.contentType, item.lmsAssessmentId, item.title, item.published],
+             title = excluded.title, published = excluded.published, unlock_at = excluded.unlock_at, due_at = excluded.due_at,
+             updated_at = now()
+           where (assessment.content_type, assessment.lms_assessment_id, assessment.title, assessment.published, assessment.unlock_at, assessment.due_at)
+             is distinct from (excluded.content_type, excluded.lms_assessment_id, excluded.title, excluded.published, excluded.unlock_at, excluded.due_at)`,
+          [courseId, item.contentId, item.contentType, item.lmsAssessmentId, item.title, item.published, item.unlockAt ?? null, item.dueAt ?? null],
         );
       }
       await em.execute(

@@ -6,6 +6,20 @@ import type { CachedAssessment } from '../settings/model.js';
 import type { ManagementLocks } from '../locks.js';
 import type { AssessmentCache, DiscoveredAssessment } from './assessment-cache.js';
 
+/**
+ * When students can start: the LMS's unlock and due times, as classic quizzes carry them and as a new quiz's assignment
+ * does (note §4.10). A time the LMS sends unreadable is kept as unknown rather than guessed.
+ */
+function lmsDates(item: { unlockAt: string | null; dueAt: string | null }): Pick<DiscoveredAssessment, 'unlockAt' | 'dueAt'> {
+  return { unlockAt: lmsTime(item.unlockAt), dueAt: lmsTime(item.dueAt) };
+}
+
+function lmsTime(value: string | null): Date | null {
+  if (value === null) return null;
+  const time = new Date(value);
+  return Number.isNaN(time.getTime()) ? null : time;
+}
+
 /** Titles are display text; a longer one is cut rather than stored whole. */
 const MAX_TITLE_LENGTH = 500;
 
@@ -48,6 +62,7 @@ export class AssessmentDiscovery {
           lmsAssessmentId: quiz.id,
           title: quiz.title.slice(0, MAX_TITLE_LENGTH),
           published: quiz.published === true,
+          ...lmsDates(quiz),
         });
       }
       for (const assignment of assignments) {
@@ -62,6 +77,7 @@ export class AssessmentDiscovery {
           lmsAssessmentId: assignment.id,
           title: assignment.name.slice(0, MAX_TITLE_LENGTH),
           published: assignment.published === true,
+          ...lmsDates(assignment),
         });
       }
       // An id the service cannot address would only produce an assessment nobody can enforce.

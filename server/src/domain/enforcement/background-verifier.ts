@@ -51,11 +51,13 @@ export interface BatchReport {
  */
 export const VERIFIER_LEASE = leaseNames.verifier;
 export const VERIFIER_LEASE_SECONDS = 30;
-const BUDGET_KEY = 'lms-calls';
+/** The key of the LMS call budget every background reader of the LMS shares (this verifier, the pre-exam sweep). */
+export const LMS_CALL_BUDGET_KEY = 'lms-calls';
 
-class BudgetSpent extends Error {}
+/** This minute's share of the call budget is spent: the work ends and the rest waits for a later run. */
+export class BudgetSpent extends Error {}
 /** The batch stopped between two assessments: the service is closing, or the lease was lost. */
-class BatchStopped extends Error {}
+export class BatchStopped extends Error {}
 
 /**
  * Re-checks enforced assessments of published quizzes before students meet them, oldest check first, in bounded
@@ -125,7 +127,7 @@ export class BackgroundVerifier {
     }
     const beforeAttempt = async () => {
       if (shouldStop()) throw new BatchStopped();
-      if (!(await this.deps.callBudget.consume(BUDGET_KEY)).allowed) throw new BudgetSpent();
+      if (!(await this.deps.callBudget.consume(LMS_CALL_BUDGET_KEY)).allowed) throw new BudgetSpent();
     };
     const reader = new LmsCodeReader(this.deps.lmsFor(holder, { beforeAttempt }), courseId);
     for (const [index, item] of items.entries()) {

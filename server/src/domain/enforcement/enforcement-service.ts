@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { VerificationStatus } from '@exb/shared/verification-status.js';
 import type { AuditLog } from '../../audit/audit-log.js';
-import { audited, failedWithCode, type AuditedBy } from '../../audit/audited.js';
+import { audited, failedWithCode, type AuditDetails, type AuditedActor, type AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { LmsNotFoundError } from '../../lms/errors.js';
 import type { AssessmentCache } from '../assessments/assessment-cache.js';
@@ -21,6 +21,12 @@ import { LmsCodeReader, type AccessCodeVerification } from './access-code-verifi
 import { generateAccessCode } from './code-generator.js';
 import { isOutcomeUnknown, writeLmsAccessCode } from './lms-access-code.js';
 import { isConfigValid } from './status-view.js';
+
+/** The policy fields an adoption takes over from another assessment. */
+export type AdoptedPolicy = Pick<
+  AssessmentSettings,
+  'usesCourseDefaults' | 'urlRules' | 'externalToolIds' | 'quizOnlyTools' | 'startPasswordOverride' | 'exitPasswordOverride'
+>;
 
 /** The redacted setting plus whether a configuration can be built for it (an effective exit password exists). */
 export interface SettingView extends RedactedAssessmentSettings {
@@ -68,9 +74,20 @@ export class EnforcementService {
     return audited(this.deps.audit, by, target('enforcement.enable', ref), () => this.enableLocked(ref, lms));
   }
 
-  private async enableLocked(ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
+  /**
+   * Enables with `policy` taken over (adopting a copied quiz with its original's settings, `adopt-original.ts`): the
+   * policy is checked and written together with enforcement, after the LMS accepted the code, so a refusal or an LMS
+   * failure leaves the assessment as it was.
+   */
+  enableWithPolicy(by: AuditedBy, ref: AssessmentRef, lms: LmsApi, policy: AdoptedPolicy, details: AuditDetails): Promise<SettingView> {
+    return audited(this.deps.audit, by, { ...target('enforcement.adopt-original', ref), details }, () => this.enableLocked(ref, lms, policy));
+  }
+
+  private async enableLocked(ref: AssessmentRef, lms: LmsApi, policy?: AdoptedPolicy): Promise<SettingView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
-      const { current, courseDefaults } = await this.load(ref);
+      const loaded = await this.load(ref);
+      const { courseDefaults } = loaded;
+      const current = policy === undefined ? loaded.current : { ...loaded.current, ...policy };
       if (!isConfigValid(current, courseDefaults, this.deps.managedExitPassword)) {
         throw new DomainError(ErrorCodes.EXB_QUIT_PASSWORD_REQUIRED,
           'Set an exit password for this assessment or in the course defaults before requiring the exam browser.',
@@ -158,7 +175,17 @@ export class EnforcementService {
     return this.repair('enforcement.reapply-protection', by, ref, (byLmsUserId) => this.reapplyLocked(ref, lms, byLmsUserId));
   }
 
-  private async reapplyLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string): Promise<RepairedView> {
+  /**
+   * The same re-apply, made by the service before an exam starts (`domain/pre-exam-sweep/`), with the stored grant
+   * `lms` carries, entered in the trail under its own action with the service as the actor.
+   */
+  reapplyBeforeStart(by: AuditedActor, ref: AssessmentRef, lms: LmsApi, found: VerificationStatus): Promise<RepairedView> {
+    const byLmsUserId = lms.actingLmsUserId ?? ('principal' in by ? by.principal.lmsUserId : null);
+    const details = (repaired: RepairedView) => ({ found, verificationStatus: repaired.verificationStatus });
+    return audited(this.deps.audit, by, { ...target('enforcement.pre-exam-repair', ref), details: { found } }, () => this.reapplyLocked(ref, lms, byLmsUserId), details, failedWithCode);
+  }
+
+  private async reapplyLocked(ref: AssessmentRef, lms: LmsApi, byLmsUserId: string | null): Promise<RepairedView> {
     return this.deps.locks.withAssessmentLock(ref.courseId, ref.contentId, async () => {
       const { current, courseDefaults } = await this.load(ref);
       const code = requireEnforcedCode(current);

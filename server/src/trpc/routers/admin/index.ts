@@ -12,6 +12,7 @@ import { LmsAuthorizationRequiredError } from '../../../lms/errors.js';
 import { isSameOriginOrUnmarked } from '../../../security/fetch-metadata.js';
 import { router } from '../../init.js';
 import { repairMessage } from '../../presenters.js';
+import { alertView } from '../../../domain/pre-exam-sweep/alert-view.js';
 import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './procedures.js';
 import { adminPresetsRouter } from './presets.js';
 
@@ -61,6 +62,10 @@ export const adminRouter = router({
   }),
 
   summary: adminQuery.query(({ ctx }) => ctx.admin.summary.summary(ctx.principal, ctx.lms)),
+  /** Addition: the dashboard's pre-exam drift alerts over every connected course of the account. */
+  preExamAlerts: adminQuery.query(async ({ ctx }) => ({
+    alerts: (await ctx.app.management.sweepRecords.accountAlerts(ctx.principal.accountId, new Date())).map(alertView),
+  })),
   /** The one-time legacy backfill and a reconciliation batch, which the dashboard starts when it opens. */
   catchUp: adminMutation.mutation(({ ctx }) => ctx.admin.summary.catchUp(ctx.principal, ctx.lms)),
 
@@ -105,6 +110,20 @@ export const adminRouter = router({
       const rotated = await ctx.admin.courses.rotateExitPassword(by(ctx), ctx.principal.accountId, input.courseId);
       Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
       return rotated;
+    }),
+
+    /** Addition: drift the pre-exam sweep found in the course, and its choice of automatic repairs. */
+    preExamSweep: adminQuery.input(courseInput).query(async ({ ctx, input }) => {
+      await ctx.admin.courses.connected(ctx.principal.accountId, input.courseId);
+      return {
+        alerts: (await ctx.app.management.sweepRecords.courseAlerts(input.courseId, new Date())).map(alertView),
+        autoRepairBeforeStart: await ctx.app.management.sweepOption.get(input.courseId),
+      };
+    }),
+
+    setAutoRepair: adminMutation.input(courseInput.extend({ autoRepairBeforeStart: z.boolean() })).mutation(async ({ ctx, input }) => {
+      await ctx.admin.courses.changeable(ctx.principal.accountId, input.courseId);
+      return { success: true as const, autoRepairBeforeStart: await ctx.app.management.sweepOption.set(by(ctx), input.courseId, input.autoRepairBeforeStart) };
     }),
 
     /** Addition: the exam-day board of one assessment of the course (the teacher's board, for any connected course). */
@@ -204,6 +223,13 @@ export const adminRouter = router({
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
       const setting = await ctx.admin.courses.acceptLmsCode(by(ctx), ref, ctx.lms);
       return changed('The LMS’s access code is now the one released to exam browsers.', setting);
+    }),
+
+    /** Addition: `POST .../assessments/:assessmentId/protection/clear-lms-code`, as the teacher's (`instructor.ts`). */
+    clearLmsCode: adminMutation.input(assessmentInput).mutation(async ({ ctx, input }) => {
+      const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
+      await ctx.app.management.enforcement.clearUnmanagedCode(by(ctx), ref, ctx.lms);
+      return { success: true as const, message: 'The access code was removed in the LMS; students can open the quiz without it.' };
     }),
 
     setRequired: adminMutation.input(assessmentInput.extend({ required: z.boolean() })).mutation(async ({ ctx, input }) => {

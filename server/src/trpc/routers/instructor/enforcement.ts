@@ -5,7 +5,7 @@ import { defaultAssessmentSettings } from '../../../domain/settings/model.js';
 import { authorizationStatus } from '../../../oauth/status.js';
 import { router } from '../../init.js';
 import { disabledSetting, enabledSetting, repairMessage } from '../../presenters.js';
-import { assessmentIdInput, assessmentInput, instructorMutation, instructorQuery, scopedAssessment } from './procedures.js';
+import { ASSESSMENT_ID_MAX_LENGTH, assessmentIdInput, assessmentInput, instructorMutation, instructorQuery, scopedAssessment } from './procedures.js';
 
 /**
  * Requiring the exam browser for one assessment, its access code and protection in the LMS, and what the teacher
@@ -72,6 +72,23 @@ export const enforcementRouter = router({
     await ctx.services.enforcement.clearUnmanagedCode(by(ctx), await scopedAssessment(ctx, input), ctx.lms);
     return { success: true as const, message: 'The access code was removed in the LMS; students can open the quiz without it.' };
   }),
+
+  /**
+   * Addition: adopts a quiz that carries a code this service does not manage with the settings of the enforced
+   * assessment it was copied from (`domain/enforcement/adopt-original.ts`); the candidates come from `adoptCandidates`.
+   */
+  adoptCandidates: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+    const ref = await scopedAssessment(ctx, input);
+    return { success: true as const, candidates: await ctx.services.adoption.candidates(ref, ctx.lms) };
+  }),
+
+  adoptOriginal: instructorMutation
+    .input(assessmentInput.extend({ sourceCourseId: z.string().max(64), sourceContentId: z.string().max(ASSESSMENT_ID_MAX_LENGTH) }))
+    .mutation(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      const view = await ctx.services.adoption.adopt(by(ctx), ref, { courseId: input.sourceCourseId, contentId: input.sourceContentId }, ctx.lms);
+      return { success: true as const, message: 'The exam browser is now required, with the original assessment’s settings.', setting: enabledSetting(view) };
+    }),
 
   /** `GET .../exb/config`: where the exam-browser launch of the assessment starts. */
   configLocation: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {

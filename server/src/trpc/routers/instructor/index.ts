@@ -5,6 +5,7 @@ import { courseDefaultsRouter, examToolsRouter } from './course-defaults.js';
 import { enforcementRouter } from './enforcement.js';
 import { passwordsRouter } from './passwords.js';
 import { policyRouter, urlRulesRouter } from './policy.js';
+import { preExamSweepRouter } from './pre-exam-sweep.js';
 import { withRefusals } from './procedures.js';
 
 /**
@@ -26,6 +27,7 @@ export const instructorRouter = router({
   enforcement: enforcementRouter,
   policy: policyRouter,
   urlRules: urlRulesRouter,
+  preExamSweep: preExamSweepRouter,
   examTools: examToolsRouter,
   passwords: passwordsRouter,
 });
