@@ -1,0 +1,121 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { LmsRead } from '@exb/shared/exam-day.js';
+import type { AttemptTimes } from './attempts.js';
+import type { RosterStudent } from './roster.js';
+
+/** What the board reads from the LMS: an assessment's attempts, or a course's roster (stored under content id `''`). */
+export type LmsReadKind = 'attempts' | 'roster';
+
+/** The outcome of one LMS read: success, the scope the grant lacked, or the error code of another failure. */
+export type ReadOutcome = { readonly ok: true } | { readonly ok: false; readonly missingScope: string | null; readonly failure: string | null };
+
+/** The content id a course-wide read (the roster) is stored under. */
+export const COURSE_WIDE = '';
+
+type ReadRow = { succeeded_at: Date | string | null; missing_scope: string | null; failure: string | null };
+
+const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+
+/**
+ * The home of `exb_exam_day_lms_read` and `exb_exam_day_roster`, and of the attempt columns of `exb_exam_day_student`
+ * (the student flow writes the other columns). The once-a-minute budget is a claim on a row, so it holds across
+ * instances: of all readers within a minute exactly one wins the conditional upsert and reads the LMS.
+ */
+export class ExamDayLmsStore {
+  constructor(private readonly orm: MikroORM) {}
+
+  private get connection() {
+    return this.orm.em.getConnection();
+  }
+
+  /** Claims the read of `kind` unless one was claimed within `intervalMs` before `now`; true when this caller won it. */
+  async claim(courseId: string, contentId: string, kind: LmsReadKind, now: Date, intervalMs: number): Promise<boolean> {
+    const rows = await this.connection.execute<unknown[]>(
+      `insert into exb_exam_day_lms_read (course_id, content_id, kind, claimed_at) values (?, ?, ?, ?)
+       on conflict (course_id, content_id, kind) do update set claimed_at = excluded.claimed_at
+         where exb_exam_day_lms_read.claimed_at <= ?
+       returning 1`,
+      [courseId, contentId, kind, now, new Date(now.getTime() - intervalMs)],
+    );
+    return rows.length === 1;
+  }
+
+  async recordOutcome(courseId: string, contentId: string, kind: LmsReadKind, outcome: ReadOutcome, now: Date): Promise<void> {
+    await this.connection.execute(
+      outcome.ok
+        ? `update exb_exam_day_lms_read set succeeded_at = ?, missing_scope = null, failure = null
+           where course_id = ? and content_id = ? and kind = ?`
+        : `update exb_exam_day_lms_read set missing_scope = ?, failure = ? where course_id = ? and content_id = ? and kind = ?`,
+      outcome.ok ? [now, courseId, contentId, kind] : [outcome.missingScope, outcome.failure, courseId, contentId, kind],
+      'run',
+    );
+  }
+
+  /** How the last read of `kind` went; a read never made has no time and no problem. */
+  async lastRead(courseId: string, contentId: string, kind: LmsReadKind): Promise<LmsRead> {
+    const rows = await this.connection.execute<ReadRow[]>(
+      'select succeeded_at, missing_scope, failure from exb_exam_day_lms_read where course_id = ? and content_id = ? and kind = ?',
+      [courseId, contentId, kind],
+    );
+    const row = rows[0];
+    return { readAt: iso(row?.succeeded_at ?? null), missingScope: row?.missing_scope ?? null, failure: row?.failure ?? null };
+  }
+
+  /**
+   * Writes what the LMS says of the assessment's attempts, in one transaction: each student with an attempt gets its
+   * times (a row is created for a student with no step yet), and a student the LMS no longer shows an attempt for loses
+   * the stored one. Rows whose times are unchanged are left alone, so a read that finds nothing new writes nothing.
+   */
+  async writeAttempts(courseId: string, contentId: string, attempts: readonly AttemptTimes[]): Promise<void> {
+    await this.orm.em.fork().transactional(async (em) => {
+      if (attempts.length > 0) {
+        await em.execute(
+          `insert into exb_exam_day_student (course_id, content_id, lms_user_id, attempt_started_at, attempt_submitted_at)
+           select ?, ?, a.lms_user_id, a.started_at, a.submitted_at
+             from unnest(array[?]::text[], array[?]::timestamptz[], array[?]::timestamptz[]) as a(lms_user_id, started_at, submitted_at)
+           on conflict (course_id, content_id, lms_user_id) do update
+             set attempt_started_at = excluded.attempt_started_at, attempt_submitted_at = excluded.attempt_submitted_at, updated_at = now()
+             where exb_exam_day_student.attempt_started_at is distinct from excluded.attempt_started_at
+                or exb_exam_day_student.attempt_submitted_at is distinct from excluded.attempt_submitted_at`,
+          [
+            courseId,
+            contentId,
+            attempts.map((attempt) => attempt.lmsUserId),
+            attempts.map((attempt) => attempt.startedAt),
+            attempts.map((attempt) => attempt.submittedAt),
+          ],
+          'run',
+        );
+      }
+      await em.execute(
+        `update exb_exam_day_student set attempt_started_at = null, attempt_submitted_at = null, updated_at = now()
+         where course_id = ? and content_id = ? and (attempt_started_at is not null or attempt_submitted_at is not null)
+           and not (lms_user_id = any(array[?]::text[]))`,
+        [courseId, contentId, attempts.length > 0 ? attempts.map((attempt) => attempt.lmsUserId) : ['']],
+        'run',
+      );
+    });
+  }
+
+  /** Replaces the course's stored roster with the one just read, in one transaction. */
+  async writeRoster(courseId: string, roster: readonly RosterStudent[], now: Date): Promise<void> {
+    await this.orm.em.fork().transactional(async (em) => {
+      await em.execute('delete from exb_exam_day_roster where course_id = ?', [courseId], 'run');
+      if (roster.length === 0) return;
+      await em.execute(
+        `insert into exb_exam_day_roster (course_id, lms_user_id, display_name, read_at)
+         select ?, r.lms_user_id, r.display_name, ? from unnest(array[?]::text[], array[?]::text[]) as r(lms_user_id, display_name)`,
+        [courseId, now, roster.map((student) => student.lmsUserId), roster.map((student) => student.name)],
+        'run',
+      );
+    });
+  }
+
+  async roster(courseId: string): Promise<RosterStudent[]> {
+    const rows = await this.connection.execute<{ lms_user_id: string; display_name: string | null }[]>(
+      'select lms_user_id, display_name from exb_exam_day_roster where course_id = ?',
+      [courseId],
+    );
+    return rows.map((row) => ({ lmsUserId: row.lms_user_id, name: row.display_name }));
+  }
+}
