@@ -72,7 +72,7 @@ export class ExamDayLmsStore {
         await em.execute(
           `insert into exb_exam_day_student (course_id, content_id, lms_user_id, attempt_started_at, attempt_submitted_at)
            select ?, ?, a.lms_user_id, a.started_at, a.submitted_at
-             from unnest(array[?]::text[], array[?]::timestamptz[], array[?]::timestamptz[]) as a(lms_user_id, started_at, submitted_at)
+             from jsonb_to_recordset(?::jsonb) as a(lms_user_id text, started_at timestamptz, submitted_at timestamptz)
            on conflict (course_id, content_id, lms_user_id) do update
              set attempt_started_at = excluded.attempt_started_at, attempt_submitted_at = excluded.attempt_submitted_at, updated_at = now()
              where exb_exam_day_student.attempt_started_at is distinct from excluded.attempt_started_at
@@ -80,9 +80,7 @@ export class ExamDayLmsStore {
           [
             courseId,
             contentId,
-            attempts.map((attempt) => attempt.lmsUserId),
-            attempts.map((attempt) => attempt.startedAt),
-            attempts.map((attempt) => attempt.submittedAt),
+            JSON.stringify(attempts.map((attempt) => ({ lms_user_id: attempt.lmsUserId, started_at: attempt.startedAt, submitted_at: attempt.submittedAt }))),
           ],
           'run',
         );
@@ -90,8 +88,8 @@ export class ExamDayLmsStore {
       await em.execute(
         `update exb_exam_day_student set attempt_started_at = null, attempt_submitted_at = null, updated_at = now()
          where course_id = ? and content_id = ? and (attempt_started_at is not null or attempt_submitted_at is not null)
-           and not (lms_user_id = any(array[?]::text[]))`,
-        [courseId, contentId, attempts.length > 0 ? attempts.map((attempt) => attempt.lmsUserId) : ['']],
+           and lms_user_id not in (select jsonb_array_elements_text(?::jsonb))`,
+        [courseId, contentId, JSON.stringify(attempts.map((attempt) => attempt.lmsUserId))],
         'run',
       );
     });
@@ -104,8 +102,8 @@ export class ExamDayLmsStore {
       if (roster.length === 0) return;
       await em.execute(
         `insert into exb_exam_day_roster (course_id, lms_user_id, display_name, read_at)
-         select ?, r.lms_user_id, r.display_name, ? from unnest(array[?]::text[], array[?]::text[]) as r(lms_user_id, display_name)`,
-        [courseId, now, roster.map((student) => student.lmsUserId), roster.map((student) => student.name)],
+         select ?, r.lms_user_id, r.display_name, ? from jsonb_to_recordset(?::jsonb) as r(lms_user_id text, display_name text)`,
+        [courseId, now, JSON.stringify(roster.map((student) => ({ lms_user_id: student.lmsUserId, display_name: student.name })))],
         'run',
       );
     });
