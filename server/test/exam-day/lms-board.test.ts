@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APPLICATION_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { storeGrant } from '../support/oauth-testbed.js';
 import { instructor } from '../support/sessions.js';
-import { COURSE, createInstructorBed, type InstructorBed } from '../instructor/harness.js';
+import { COURSE, createInstructorBed, type InstructorBed, type RequestOptions } from '../instructor/harness.js';
 
 /**
  * The exam-day board with what the LMS says: attempts of a classic quiz and of a new quiz, the course's roster, one
@@ -54,7 +54,7 @@ describe('the exam-day board reads the LMS', () => {
     t.bed.lms.state.enrollments.set(9001, { id: 9001, userId: 7, courseId: 101, type: 'student', state: 'active' });
   });
 
-  async function board(contentId: string, options: { app?: Parameters<InstructorBed['request']>[2] extends infer O ? O : never } = {}): Promise<Board> {
+  async function board(contentId: string, options: { app?: RequestOptions } = {}): Promise<Board> {
     const input = encodeURIComponent(JSON.stringify({ courseId: COURSE, quizId: contentId }));
     const response = await t.request('GET', `/trpc/instructor.enforcement.examDayBoard?input=${input}`, options.app ?? {});
     expect(response.statusCode, response.body).toBe(200);
