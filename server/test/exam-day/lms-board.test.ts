@@ -151,11 +151,17 @@ describe('the exam-day board reads the LMS', () => {
     expect(byId(second)['3']).toMatchObject({ state: 'in-progress' });
   });
 
-  it('clears an attempt the LMS no longer shows', async () => {
-    const attempt = t.bed.lms.state.startQuizAttempt(201, 3, at(10));
-    expect(byId(await board(CLASSIC))['3']!.state).toBe('in-progress');
-    t.bed.lms.state.quizSubmissions.delete(attempt.id);
+  it('keeps an attempt a narrower read leaves out, and lets a student who left the course leave the roster', async () => {
+    t.bed.lms.state.startQuizAttempt(201, 3, at(10));
+    expect(byId(await board(CLASSIC))['7']).toMatchObject({ name: 'Olga Other', state: 'not-started' });
+    t.bed.lms.state.removeFromCourse(3, 101);
+    t.bed.lms.state.removeFromCourse(7, 101);
     await aMinuteLater();
-    expect(byId(await board(CLASSIC))['3']).toMatchObject({ state: 'not-started', attemptStartedAt: null });
+    const after = byId(await board(CLASSIC));
+    expect(after['3']).toMatchObject({ state: 'in-progress', attemptStartedAt: at(10) });
+    expect(after['7']).toMatchObject({ state: 'not-started' });
+    await t.sql("update exb_exam_day_roster set read_at = read_at - interval '11 minutes' where lms_user_id = '7'");
+    await aMinuteLater();
+    expect(byId(await board(CLASSIC))['7']).toBeUndefined();
   });
 });

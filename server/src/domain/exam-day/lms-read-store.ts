@@ -62,50 +62,47 @@ export class ExamDayLmsStore {
   }
 
   /**
-   * Writes what the LMS says of the assessment's attempts, in one transaction: each student with an attempt gets its
-   * times (a row is created for a student with no step yet), and a student the LMS no longer shows an attempt for loses
-   * the stored one. Rows whose times are unchanged are left alone, so a read that finds nothing new writes nothing.
+   * Writes what the LMS says of the assessment's attempts, in one statement: each student with an attempt gets its
+   * times (a row is created for a student with no step yet); rows whose times are unchanged are left alone, so a read
+   * that finds nothing new writes nothing. A student the answer leaves out keeps what was stored: the LMS shows a
+   * reader only the sections they may see, so an absence says nothing about the attempt.
    */
   async writeAttempts(courseId: string, contentId: string, attempts: readonly AttemptTimes[]): Promise<void> {
+    if (attempts.length === 0) return;
+    await this.connection.execute(
+      `insert into exb_exam_day_student (course_id, content_id, lms_user_id, attempt_started_at, attempt_submitted_at)
+       select ?, ?, a.lms_user_id, a.started_at, a.submitted_at
+         from jsonb_to_recordset(?::jsonb) as a(lms_user_id text, started_at timestamptz, submitted_at timestamptz)
+       on conflict (course_id, content_id, lms_user_id) do update
+         set attempt_started_at = excluded.attempt_started_at, attempt_submitted_at = excluded.attempt_submitted_at, updated_at = now()
+         where exb_exam_day_student.attempt_started_at is distinct from excluded.attempt_started_at
+            or exb_exam_day_student.attempt_submitted_at is distinct from excluded.attempt_submitted_at`,
+      [
+        courseId,
+        contentId,
+        JSON.stringify(attempts.map((attempt) => ({ lms_user_id: attempt.lmsUserId, started_at: attempt.startedAt, submitted_at: attempt.submittedAt }))),
+      ],
+      'run',
+    );
+  }
+
+  /**
+   * Stores the roster just read, in one transaction: its students are (re)stamped with `now`, and students no read
+   * has listed for `staleAfterMs` leave. Like attempts, one reader's roster may be only their sections, so a single
+   * read does not remove anyone; a student who left the course leaves the board once reads stop listing them.
+   */
+  async writeRoster(courseId: string, roster: readonly RosterStudent[], now: Date, staleAfterMs: number): Promise<void> {
     await this.orm.em.fork().transactional(async (em) => {
-      if (attempts.length > 0) {
+      if (roster.length > 0) {
         await em.execute(
-          `insert into exb_exam_day_student (course_id, content_id, lms_user_id, attempt_started_at, attempt_submitted_at)
-           select ?, ?, a.lms_user_id, a.started_at, a.submitted_at
-             from jsonb_to_recordset(?::jsonb) as a(lms_user_id text, started_at timestamptz, submitted_at timestamptz)
-           on conflict (course_id, content_id, lms_user_id) do update
-             set attempt_started_at = excluded.attempt_started_at, attempt_submitted_at = excluded.attempt_submitted_at, updated_at = now()
-             where exb_exam_day_student.attempt_started_at is distinct from excluded.attempt_started_at
-                or exb_exam_day_student.attempt_submitted_at is distinct from excluded.attempt_submitted_at`,
-          [
-            courseId,
-            contentId,
-            JSON.stringify(attempts.map((attempt) => ({ lms_user_id: attempt.lmsUserId, started_at: attempt.startedAt, submitted_at: attempt.submittedAt }))),
-          ],
+          `insert into exb_exam_day_roster (course_id, lms_user_id, display_name, read_at)
+           select ?, r.lms_user_id, r.display_name, ? from jsonb_to_recordset(?::jsonb) as r(lms_user_id text, display_name text)
+           on conflict (course_id, lms_user_id) do update set display_name = excluded.display_name, read_at = excluded.read_at`,
+          [courseId, now, JSON.stringify(roster.map((student) => ({ lms_user_id: student.lmsUserId, display_name: student.name })))],
           'run',
         );
       }
-      await em.execute(
-        `update exb_exam_day_student set attempt_started_at = null, attempt_submitted_at = null, updated_at = now()
-         where course_id = ? and content_id = ? and (attempt_started_at is not null or attempt_submitted_at is not null)
-           and lms_user_id not in (select jsonb_array_elements_text(?::jsonb))`,
-        [courseId, contentId, JSON.stringify(attempts.map((attempt) => attempt.lmsUserId))],
-        'run',
-      );
-    });
-  }
-
-  /** Replaces the course's stored roster with the one just read, in one transaction. */
-  async writeRoster(courseId: string, roster: readonly RosterStudent[], now: Date): Promise<void> {
-    await this.orm.em.fork().transactional(async (em) => {
-      await em.execute('delete from exb_exam_day_roster where course_id = ?', [courseId], 'run');
-      if (roster.length === 0) return;
-      await em.execute(
-        `insert into exb_exam_day_roster (course_id, lms_user_id, display_name, read_at)
-         select ?, r.lms_user_id, r.display_name, ? from jsonb_to_recordset(?::jsonb) as r(lms_user_id text, display_name text)`,
-        [courseId, now, JSON.stringify(roster.map((student) => ({ lms_user_id: student.lmsUserId, display_name: student.name })))],
-        'run',
-      );
+      await em.execute('delete from exb_exam_day_roster where course_id = ? and read_at < ?', [courseId, new Date(now.getTime() - staleAfterMs)], 'run');
     });
   }
 

@@ -8,6 +8,9 @@ import { rosterOf } from './roster.js';
 /** Each assessment's attempts and each course's roster are read from the LMS at most this often, across all instances. */
 export const EXAM_DAY_LMS_READ_INTERVAL_MS = 60_000;
 
+/** A student no roster read has listed for this long leaves the board's roster (`ExamDayLmsStore.writeRoster`). */
+export const EXAM_DAY_ROSTER_STALE_MS = 10 * 60_000;
+
 /** A board read waits at most this long for the LMS; the board then shows what was stored before. */
 const LMS_READ_DEADLINE_MS = 10_000;
 
@@ -58,7 +61,7 @@ export class ExamDayLmsReader {
 
   private async readRoster(courseId: string, lms: LmsApi): Promise<void> {
     const roster = rosterOf(await lms.listStudentEnrollments(courseId, { deadlineMs: LMS_READ_DEADLINE_MS }));
-    await this.store.writeRoster(courseId, roster, new Date(this.clock()));
+    await this.store.writeRoster(courseId, roster, new Date(this.clock()), EXAM_DAY_ROSTER_STALE_MS);
   }
 }
 
