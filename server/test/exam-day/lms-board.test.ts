@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APPLICATION_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { ExamDayBoard } from '../../src/domain/exam-day/board.js';
 import { storeGrant } from '../support/oauth-testbed.js';
 import { instructor } from '../support/sessions.js';
 import { COURSE, createInstructorBed, type InstructorBed, type RequestOptions } from '../instructor/harness.js';
@@ -125,6 +126,15 @@ describe('the exam-day board reads the LMS', () => {
     await aMinuteLater();
     await board(CLASSIC, { app: { app: other, cookie: t.sessionCookie(instructor(), other) } });
     expect([calls(ROUTES.quizSubmissions), calls(ROUTES.enrollments)]).toEqual([2, 2]);
+  });
+
+  it('gives pushed updates the last reads without asking the LMS', async () => {
+    t.bed.lms.state.startQuizAttempt(201, 3, at(10));
+    const read = await board(CLASSIC);
+    const before = t.bed.lms.calls.count();
+    const stored = await new ExamDayBoard(t.bed.t.db.orm, Date.now).readWithStoredLms(COURSE, CLASSIC);
+    expect(t.bed.lms.calls.count()).toBe(before);
+    expect({ ...stored, generatedAt: read.generatedAt }).toEqual(read);
   });
 
   it('names the scope a grant lacks and shows the rest of the board', async () => {

@@ -56,6 +56,14 @@ export class ExamDayBoard {
    */
   async readWithLms(courseId: string, contentId: string, lms: LmsApi): Promise<Board> {
     await this.lmsReader.refresh(courseId, contentId, lms);
+    return this.readWithStoredLms(courseId, contentId);
+  }
+
+  /**
+   * The board with what the LMS said at its last read (attempts, roster and how the reads went), without asking it
+   * again: for updates pushed to open boards, which carry no one's grant.
+   */
+  async readWithStoredLms(courseId: string, contentId: string): Promise<Board> {
     const [board, roster, attempts, rosterRead] = await Promise.all([
       this.read(courseId, contentId),
       this.lmsStore.roster(courseId),
