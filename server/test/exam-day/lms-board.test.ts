@@ -137,6 +137,15 @@ describe('the exam-day board reads the LMS', () => {
     expect({ ...stored, generatedAt: read.generatedAt }).toEqual(read);
   });
 
+  it('forgets reads and roster students past their retention', async () => {
+    await board(CLASSIC);
+    const store = new ExamDayBoard(t.bed.t.db.orm, Date.now).lmsStore;
+    expect(await store.purgeOlderThan(new Date(Date.now() - 60_000))).toBe(0);
+    expect(await store.purgeOlderThan(new Date(Date.now() + 60_000))).toBe(5);
+    expect(await t.sql('select * from exb_exam_day_lms_read')).toEqual([]);
+    expect(await t.sql('select * from exb_exam_day_roster')).toEqual([]);
+  });
+
   it('names the scope a grant lacks and shows the rest of the board', async () => {
     await t.sql('delete from lms_oauth_token');
     await storeGrant(t.bed, 2, APPLICATION_SCOPES);

@@ -38,7 +38,8 @@ export function boardStudent(row: Row): BoardStudent {
 }
 
 export class ExamDayBoard {
-  private readonly lmsStore: ExamDayLmsStore;
+  /** The store of the LMS reads behind the board (housekeeping purges it). */
+  readonly lmsStore: ExamDayLmsStore;
   private readonly lmsReader: ExamDayLmsReader;
 
   constructor(

@@ -106,6 +106,13 @@ export class ExamDayLmsStore {
     });
   }
 
+  /** Forgets reads and roster students older than `cutoff` (housekeeping); returns how many rows went. */
+  async purgeOlderThan(cutoff: Date): Promise<number> {
+    const reads = await this.connection.execute<{ affectedRows: number }>('delete from exb_exam_day_lms_read where claimed_at < ?', [cutoff], 'run');
+    const roster = await this.connection.execute<{ affectedRows: number }>('delete from exb_exam_day_roster where read_at < ?', [cutoff], 'run');
+    return reads.affectedRows + roster.affectedRows;
+  }
+
   async roster(courseId: string): Promise<RosterStudent[]> {
     const rows = await this.connection.execute<{ lms_user_id: string; display_name: string | null }[]>(
       'select lms_user_id, display_name from exb_exam_day_roster where course_id = ?',
