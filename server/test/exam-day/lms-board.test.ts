@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { APPLICATION_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { ExamDayBoard } from '../../src/domain/exam-day/board.js';
 import { storeGrant } from '../support/oauth-testbed.js';
-import { instructor } from '../support/sessions.js';
+import { instructor, student } from '../support/sessions.js';
 import { COURSE, createInstructorBed, type InstructorBed, type RequestOptions } from '../instructor/harness.js';
 
 /**
@@ -144,6 +144,19 @@ describe('the exam-day board reads the LMS', () => {
     expect(await store.purgeOlderThan(new Date(Date.now() + 60_000))).toBe(5);
     expect(await t.sql('select * from exb_exam_day_lms_read')).toEqual([]);
     expect(await t.sql('select * from exb_exam_day_roster')).toEqual([]);
+  });
+
+  it('asks the LMS for no one else: a student and another course’s teacher are refused before any read', async () => {
+    const input = encodeURIComponent(JSON.stringify({ courseId: COURSE, quizId: CLASSIC }));
+    const url = `/trpc/instructor.enforcement.examDayBoard?input=${input}`;
+    const asStudent = await t.request('GET', url, { cookie: t.sessionCookie(student()) });
+    expect(asStudent.json().error.data.errorCode).toBe('INSTRUCTOR_REQUIRED');
+    const otherTeacher = await t.request('GET', url, { cookie: t.sessionCookie(instructor({ lmsUserId: '7', courseId: '104' })) });
+    // Their course is not this one, nor proven for them: refused either way, and never with a board.
+    expect([401, 403]).toContain(otherTeacher.statusCode);
+    expect(otherTeacher.json().result).toBeUndefined();
+    expect(calls(ROUTES.quizSubmissions) + calls(ROUTES.enrollments)).toBe(0);
+    expect(await t.sql('select * from exb_exam_day_lms_read')).toEqual([]);
   });
 
   it('names the scope a grant lacks and shows the rest of the board', async () => {
