@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { countStates, studentState, type Board, type BoardStudent, type StudentSteps } from '@exb/shared/exam-day.js';
 import type { LmsApi } from '../../lms/index.js';
 import { COURSE_WIDE, ExamDayLmsStore } from './lms-read-store.js';
@@ -45,9 +46,10 @@ export class ExamDayBoard {
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: () => number,
+    logger?: Logger,
   ) {
     this.lmsStore = new ExamDayLmsStore(orm);
-    this.lmsReader = new ExamDayLmsReader(this.lmsStore, clock);
+    this.lmsReader = new ExamDayLmsReader(this.lmsStore, clock, logger);
   }
 
   /**

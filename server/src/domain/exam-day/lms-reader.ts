@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { parseContentId } from '@exb/shared/content-id.js';
 import { isLmsError, LmsAuthorizationRequiredError, type LmsApi } from '../../lms/index.js';
@@ -13,7 +14,7 @@ export const EXAM_DAY_ROSTER_STALE_MS = 10 * 60_000;
 
 /**
  * How long the LMS reads behind boards and the roster students they found are kept after their last read: the
- * issue's default retention of exam-day records (`EXAM_DAY_RETENTION_DAYS`).
+ * retention of exam-day records (`EXAM_DAY_RETENTION_DAYS`), 30 days by default.
  */
 export const EXAM_DAY_LMS_READ_RETENTION_MS = 30 * 86_400_000;
 
@@ -29,6 +30,7 @@ export class ExamDayLmsReader {
   constructor(
     private readonly store: ExamDayLmsStore,
     private readonly clock: () => number,
+    private readonly logger?: Logger,
   ) {}
 
   /** Refreshes the stored attempts of the assessment and the course's roster, where their minute has passed. */
@@ -47,7 +49,9 @@ export class ExamDayLmsReader {
       await read();
       outcome = { ok: true };
     } catch (error) {
-      outcome = failedRead(error, scopeOf(kind, contentId));
+      const failed = failedRead(error, scopeOf(kind, contentId));
+      this.logger?.warn({ courseId, contentId, kind, missingScope: failed.missingScope, failure: failed.failure }, 'exam-day LMS read failed');
+      outcome = failed;
     }
     await this.store.recordOutcome(courseId, contentId, kind, outcome, now);
   }
@@ -78,7 +82,7 @@ function scopeOf(kind: LmsReadKind, contentId: string): string {
 }
 
 /** An LMS refusal becomes the read's outcome; anything else is a fault of the service and is not hidden. */
-function failedRead(error: unknown, scope: string): ReadOutcome {
+function failedRead(error: unknown, scope: string): Extract<ReadOutcome, { ok: false }> {
   if (error instanceof LmsAuthorizationRequiredError && error.reason === 'insufficient-scope') {
     return { ok: false, missingScope: scope, failure: null };
   }
