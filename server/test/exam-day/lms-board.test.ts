@@ -159,6 +159,32 @@ describe('the exam-day board reads the LMS', () => {
     expect(await t.sql('select * from exb_exam_day_lms_read')).toEqual([]);
   });
 
+  it('reads every page of a large course', async () => {
+    for (let n = 0; n < 150; n += 1) {
+      const id = 5000 + n;
+      const name = `Student ${String(n).padStart(3, '0')}`;
+      t.bed.lms.state.users.set(id, {
+        id,
+        name,
+        sortableName: name,
+        email: null,
+        sisUserId: null,
+        locale: 'en',
+        persona: undefined,
+        label: undefined,
+        siteAdmin: false,
+        ltiId: `lti-${id}`,
+      });
+      t.bed.lms.state.enrollments.set(id, { id, userId: id, courseId: 101, type: 'student', state: 'active' });
+      t.bed.lms.state.startQuizAttempt(201, id, at(n % 60));
+    }
+    const read = await board(CLASSIC);
+    expect(calls(ROUTES.enrollments)).toBe(2);
+    expect(calls(ROUTES.quizSubmissions)).toBe(2);
+    expect(read.students).toHaveLength(153);
+    expect(read.counts).toMatchObject({ 'in-progress': 150, 'not-started': 3 });
+  });
+
   it('names the scope a grant lacks and shows the rest of the board', async () => {
     await t.sql('delete from lms_oauth_token');
     await storeGrant(t.bed, 2, APPLICATION_SCOPES);
