@@ -199,6 +199,17 @@ describe('the exam-day board reads the LMS', () => {
     expect(newQuiz.attempts.missingScope).toBe(EXAM_DAY_SCOPES.assignmentSubmissions);
   });
 
+  it('waits out the LMS’s throttling inside the read', async () => {
+    t.bed.lms.state.startQuizAttempt(201, 3, at(10));
+    t.bed.lms.faults.next(ROUTES.quizSubmissions, { kind: 'rate-limit', form: '429' });
+    t.bed.lms.faults.next(ROUTES.enrollments, { kind: 'rate-limit', form: '403' });
+    const read = await board(CLASSIC);
+    expect(read.attempts).toMatchObject({ readAt: expect.any(String), failure: null });
+    expect(read.roster).toMatchObject({ source: 'enrollments', failure: null });
+    expect([calls(ROUTES.quizSubmissions), calls(ROUTES.enrollments)]).toEqual([2, 2]);
+    expect(byId(read)['3']).toMatchObject({ state: 'in-progress' });
+  });
+
   it('keeps the last read when the LMS fails, and says how it failed', async () => {
     t.bed.lms.state.startQuizAttempt(201, 3, at(10));
     const first = await board(CLASSIC);
