@@ -57,6 +57,8 @@ describe('quiz submissions', () => {
     expect((await quizSubmissions('designer')).response.status).toBe(403);
     expect((await quizSubmissions('other-teacher')).response.status).toBe(403);
     expect((await quizSubmissions('instructor', '/api/v1/courses/101/quizzes/205/submissions')).response.status).toBe(404);
+    // The quiz is looked up before the caller's rights: a missing one is 404 for anyone.
+    expect((await quizSubmissions('other-teacher', '/api/v1/courses/101/quizzes/999/submissions')).response.status).toBe(404);
   });
 
   it('needs its own scope', async () => {

@@ -5,7 +5,7 @@ import { paginate } from '../pagination.js';
 import { canGrade, canSeeUnpublished, coursePermissions } from '../permissions.js';
 import { apiRoute, type RouteDef } from '../router.js';
 import type { AssignmentSubmission, Course, Quiz, QuizSubmission } from '../state.js';
-import { numericId, readableCourse } from './lookups.js';
+import { existingCourse, numericId, readableCourse } from './lookups.js';
 
 /**
  * Attempts and submissions, as the exam-day board reads them:
@@ -85,7 +85,8 @@ export function submissionRoutes(): RouteDef[] {
   return [
     apiRoute('GET', '/api/v1/courses/:course_id/quizzes/:quiz_id/submissions', ({ lms, auth, params, url }) => {
       const userId = auth!.user.id;
-      const course = readableCourse(lms, userId, params.course_id);
+      // The course and the quiz are found first (`require_context`, `require_quiz`), the caller's rights asked after.
+      const course = existingCourse(lms, params.course_id);
       const quiz = courseQuiz(lms, course, params.quiz_id);
       if (canGrade(lms.state, userId, course.id)) {
         const latest = lms.state
