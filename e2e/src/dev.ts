@@ -36,7 +36,7 @@ export async function startDevelopment(
   options: { lmsTls?: { cert: string; key: string } } = {},
 ): Promise<DevelopmentEnvironment> {
   const { createMockLms, EXAM_BROWSER_PATH } = await import('./lms/index.js');
-  const { ADMIN_SCOPES } = await import('./lms/scopes.js');
+  const { DEVELOPER_KEY_SCOPES } = await import('./lms/scopes.js');
   const { developmentExamBrowserIdentity } = await import('./lms/exam-browser/identity.js');
   const { DEVELOPMENT_LTI_CLIENT_ID, DEVELOPMENT_LTI_DEPLOYMENT_ID } = await import('@exb/server/config/app-config.js');
 
@@ -54,7 +54,7 @@ export async function startDevelopment(
     oauthClientId: env.LMS_OAUTH_CLIENT_ID ?? '10000000000002',
     oauthClientSecret: env.LMS_OAUTH_CLIENT_SECRET ?? randomBytes(24).toString('base64url'),
     themeJavaScriptUrl: `${serviceUrl}/js/lms-exb-theme-loader.js`,
-    oauthScopes: ADMIN_SCOPES.filter((scope) => !withoutScopes.has(scope)),
+    oauthScopes: DEVELOPER_KEY_SCOPES.filter((scope) => !withoutScopes.has(scope)),
   };
   const scheme = options.lmsTls ? 'https' : 'http';
   const lms = createMockLms({ baseUrl: `${scheme}://${publicHost}:${lmsPort}`, tool, allowIncludes: env.DEV_LMS_API_KEY_ALLOW_INCLUDES !== 'false' });
@@ -94,6 +94,8 @@ export async function startDevelopment(
       LMS_OAUTH_CLIENT_ID: tool.oauthClientId,
       LMS_OAUTH_CLIENT_SECRET: tool.oauthClientSecret,
       TESTBED_ENABLED: 'true',
+      // The development LMS's key holds the exam-day scopes, so its board shows attempts and the roster.
+      LMS_OAUTH_EXAM_DAY_SCOPES: env.LMS_OAUTH_EXAM_DAY_SCOPES ?? 'true',
     }, { developmentLms: { examBrowserUrl } });
   } catch (error) {
     await newQuizzesServer.close();

@@ -259,14 +259,15 @@ describe.runIf(browserAvailable())('detector and theme loader on the development
     // An attempt in progress is no completion.
     expect(await page.getByRole('link', { name: 'Exit the exam browser' }).count()).toBe(0);
 
-    const submissionsBefore = lms.state.quizSubmissions.size;
+    const finished = () => [...lms.state.quizSubmissions.values()].filter((submission) => submission.finishedAt !== null).length;
+    const submissionsBefore = finished();
     await page.locator('textarea[name="question_1"]').fill('Because the secure exam browser was used.');
     await Promise.all([
       page.waitForURL(`${lmsUrl}/courses/${COURSE}/quizzes/${QUIZ}`, { timeout: 15_000 }),
       page.locator('#submit_quiz_button').click(),
     ]);
-    expect(lms.state.quizSubmissions.size).toBe(submissionsBefore + 1);
-    expect([...lms.state.quizSubmissions.values()].at(-1)).toMatchObject({ quizId: Number(QUIZ), userId: 3 });
+    expect(finished()).toBe(submissionsBefore + 1);
+    expect(lms.state.latestQuizAttempt(Number(QUIZ), 3)).toMatchObject({ quizId: Number(QUIZ), userId: 3, finishedAt: expect.any(String) });
 
     const exit = page.getByRole('link', { name: 'Exit the exam browser' });
     await exit.waitFor({ timeout: 15_000 });

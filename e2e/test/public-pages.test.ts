@@ -51,6 +51,9 @@ describe.runIf(browserAvailable())('public pages in Chromium', () => {
     expect(text).toContain('"allow_includes":true');
     expect(text).toContain('"require_scopes":true');
     expect(text).toContain('url:GET|/api/v1/login/session_token');
+    // The exam-day board's read scopes are listed, and the call puts them on the key too.
+    await expect.poll(() => page.getByRole('heading', { name: 'Exam-day scopes' }).count()).toBe(1);
+    expect(text).toContain('url:GET|/api/v1/courses/:course_id/enrollments');
     await expect.poll(() => page.getByRole('button', { name: /Developer keys API call/ }).count()).toBe(1);
     await page.close();
   });

@@ -77,11 +77,32 @@ export function countStates(students: readonly Pick<BoardStudent, 'state'>[]): S
   return counts;
 }
 
+/**
+ * How one read of the LMS behind the board went. `readAt` is the last read that succeeded (`null`: none yet);
+ * `missingScope` names the developer-key scope the reading grant lacked, `failure` the error code of any other failed
+ * read; both are `null` when the last read succeeded. The LMS is read at most once a minute per assessment, so these
+ * may describe a read another board made.
+ */
+export const lmsReadSchema = z.object({
+  readAt: at,
+  missingScope: z.string().nullable(),
+  failure: z.string().nullable(),
+});
+export type LmsRead = z.infer<typeof lmsReadSchema>;
+
+/** Where the course's students who have not started come from: the LMS's enrollments, or nowhere (see `roster`). */
+export const ROSTER_SOURCES = ['enrollments', 'unavailable'] as const;
+export const rosterSourceSchema = z.enum(ROSTER_SOURCES);
+
 export const boardSchema = z.object({
   courseId: z.string(),
   assessmentId: z.string(),
   generatedAt: z.iso.datetime(),
   counts: z.record(studentStateSchema, z.number().int().nonnegative()),
   students: z.array(boardStudentSchema),
+  /** The LMS's quiz attempts (started, submitted) merged into the students' steps. Absent on a board read without the LMS. */
+  attempts: lmsReadSchema.optional(),
+  /** The course roster, which adds the students who have not started. Absent on a board read without the LMS. */
+  roster: lmsReadSchema.extend({ source: rosterSourceSchema }).optional(),
 });
 export type Board = z.infer<typeof boardSchema>;

@@ -21,3 +21,16 @@ export const ADMIN_SCOPES = [
 
 /** The combined set an administrator authorization requests. */
 export const ADMIN_AND_APPLICATION_SCOPES = [...APPLICATION_SCOPES, ...ADMIN_SCOPES] as const;
+
+/**
+ * Scopes the exam-day board reads with when a grant carries them: the quiz attempts of a classic quiz, the submissions
+ * of a new quiz's assignment, and the course's student enrollments. They are not in the sets above, which the
+ * contract fixes: the LMS refuses a whole authorization that asks for a scope its developer key lacks, so asking for
+ * them by default would lock out every school whose key was set up by the contract. The service asks for them only
+ * with `LMS_OAUTH_EXAM_DAY_SCOPES`; where a grant lacks one, the board says which and shows the rest.
+ */
+export const EXAM_DAY_SCOPES = {
+  quizSubmissions: 'url:GET|/api/v1/courses/:course_id/quizzes/:quiz_id/submissions',
+  assignmentSubmissions: 'url:GET|/api/v1/courses/:course_id/assignments/:assignment_id/submissions',
+  enrollments: 'url:GET|/api/v1/courses/:course_id/enrollments',
+} as const;

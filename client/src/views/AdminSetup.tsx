@@ -36,6 +36,9 @@ const schema = z.object({
   ltiIssuer: optional(z.string().min(1)),
   applicationScopes: optional(scopeList),
   adminScopes: optional(scopeList),
+  /** The exam-day board's read scopes, and whether the service asks for them (`LMS_OAUTH_EXAM_DAY_SCOPES`). */
+  examDayScopes: optional(scopeList),
+  examDayScopesRequested: optional(z.boolean()),
   /** The LMS origin (`LMS_URL`), for the developer keys API call. */
   lmsUrl: optional(httpUrl),
 });
@@ -201,6 +204,11 @@ function SetupGuide({ data }: { data: Data }) {
             <Say k="setup.step3.scopes" />
             <ScopeList title={t('setup.step3.applicationScopes')} description={t('setup.step3.applicationScopesHint')} scopes={data.applicationScopes} />
             <ScopeList title={t('setup.step3.adminScopes')} description={t('setup.step3.adminScopesHint')} scopes={data.adminScopes} />
+            <ScopeList
+              title={t('setup.step3.examDayScopes')}
+              description={t(data.examDayScopesRequested === true ? 'setup.step3.examDayScopesRequested' : 'setup.step3.examDayScopesHint')}
+              scopes={data.examDayScopes}
+            />
           </List.Item>
           <List.Item>
             <Say k="setup.step3.save" />
@@ -221,7 +229,11 @@ function SetupGuide({ data }: { data: Data }) {
             <View as="div" display="block" margin="small 0 0">
               <CopyableValue
                 label={t('setup.step3.apiCall')}
-                value={developerKeyCall(data.lmsUrl ?? 'https://lms.example.edu', [...(data.applicationScopes ?? []), ...(data.adminScopes ?? [])])}
+                value={developerKeyCall(data.lmsUrl ?? 'https://lms.example.edu', [
+                  ...(data.applicationScopes ?? []),
+                  ...(data.adminScopes ?? []),
+                  ...(data.examDayScopes ?? []),
+                ])}
                 block
               />
             </View>

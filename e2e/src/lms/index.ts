@@ -13,7 +13,7 @@ import { Platform } from './platform/platform.js';
 import { defaultRegistrationDocument } from './platform/registration.js';
 import { routeKey, toMswHandlers } from './router.js';
 import { allRoutes } from './routes.js';
-import { ADMIN_SCOPES } from './scopes.js';
+import { DEVELOPER_KEY_SCOPES } from './scopes.js';
 import { demoSeed, parseSeed } from './seed.js';
 import { startLmsHttpServer, type HttpServerOptions, type RunningLmsServer } from './server.js';
 import { LmsState } from './state.js';
@@ -29,7 +29,7 @@ export type { OAuthProvider, IssuedToken, TokenResponseBody } from './oauth/prov
 export type { Platform } from './platform/platform.js';
 export type { LmsState, CourseInput, ResourceLinkInput, ResourceLink, Course, Account } from './state.js';
 export { demoSeed, DEMO_PERSONAS } from './seed.js';
-export { APPLICATION_SCOPES, ADMIN_SCOPES } from './scopes.js';
+export { APPLICATION_SCOPES, ADMIN_SCOPES, DEVELOPER_KEY_SCOPES } from './scopes.js';
 export { LTI_ROLES } from './platform/roles.js';
 export { LTI_CLAIM, DL_CLAIM, PLACEMENT_CLAIM } from './platform/claims.js';
 export { defaultRegistrationDocument } from './platform/registration.js';
@@ -106,7 +106,7 @@ function resolveTool(tool: ToolOptions): ResolvedTool {
     toolId: tool.toolId ?? 1,
     redirectUris: tool.redirectUris ?? [`${baseUrl}/lti/launch`, `${baseUrl}/exb/launch/*`],
     oauthRedirectUris: tool.oauthRedirectUris ?? [`${baseUrl}/api/oauth2callback`],
-    oauthScopes: tool.oauthScopes ?? [...ADMIN_SCOPES],
+    oauthScopes: tool.oauthScopes ?? [...DEVELOPER_KEY_SCOPES],
   };
 }
 

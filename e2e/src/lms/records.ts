@@ -212,12 +212,34 @@ export interface PendingApproval {
   expiresAt: number;
 }
 
+/**
+ * One attempt at a classic quiz. The LMS keeps a student's current attempt as their quiz submission (earlier attempts
+ * are its versions); here each attempt is a record, and the API shows each student's latest. An attempt starts when
+ * the take page opens the quiz and is `untaken` until the student submits it (`app/models/quizzes/quiz_submission.rb`).
+ */
 export interface QuizSubmission {
   id: number;
   quizId: number;
   userId: number;
   attempt: number;
-  finishedAt: string;
+  startedAt: string;
+  /** `null` while the attempt is in progress. */
+  finishedAt: string | null;
+}
+
+/**
+ * A student's submission of an assignment (a new quiz's included). The LMS holds one for every student of a published
+ * assignment, `unsubmitted` until they turn something in (`app/models/submission.rb`); here it is created when first
+ * asked for.
+ */
+export interface AssignmentSubmission {
+  id: number;
+  assignmentId: number;
+  userId: number;
+  /** `null` until the first submission. */
+  attempt: number | null;
+  workflowState: 'unsubmitted' | 'submitted' | 'graded' | 'pending_review';
+  submittedAt: string | null;
 }
 
 export const DEFAULT_NEW_QUIZ_SETTINGS: NewQuizSettings = {

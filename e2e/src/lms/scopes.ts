@@ -1,9 +1,15 @@
-import { ADMIN_AND_APPLICATION_SCOPES, APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { ADMIN_AND_APPLICATION_SCOPES, APPLICATION_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { compilePath } from './paths.js';
 
 /** The scope sets of the service's developer key (Document 1); the administrator set includes the application scopes. */
 export { APPLICATION_SCOPES };
 export const ADMIN_SCOPES = ADMIN_AND_APPLICATION_SCOPES;
+
+/**
+ * What the development LMS's developer key holds unless a test says otherwise: every scope of Document 1 and the
+ * exam-day board's read scopes, which the service asks for only when `LMS_OAUTH_EXAM_DAY_SCOPES` is on.
+ */
+export const DEVELOPER_KEY_SCOPES: readonly string[] = [...ADMIN_AND_APPLICATION_SCOPES, ...Object.values(EXAM_DAY_SCOPES)];
 
 export interface UrlScope {
   method: string;

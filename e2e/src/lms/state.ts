@@ -4,6 +4,7 @@ import type {
   Account,
   AccountAdmin,
   Assignment,
+  AssignmentSubmission,
   AuthorizationCode,
   Course,
   Enrollment,
@@ -52,6 +53,7 @@ export class LmsState {
   readonly quizzes = new Map<number, Quiz>();
   readonly assignments = new Map<number, Assignment>();
   readonly quizSubmissions = new Map<number, QuizSubmission>();
+  readonly assignmentSubmissions = new Map<number, AssignmentSubmission>();
   readonly resourceLinks = new Map<number, ResourceLink>();
 
   readonly tokens = new Map<number, AccessTokenRecord>();
@@ -92,6 +94,7 @@ export class LmsState {
       this.quizzes,
       this.assignments,
       this.quizSubmissions,
+      this.assignmentSubmissions,
       this.resourceLinks,
       this.tokens,
       this.authorizationCodes,
@@ -186,6 +189,68 @@ export class LmsState {
 
   adminMembershipsOf(userId: number): AccountAdmin[] {
     return [...this.accountAdmins.values()].filter((admin) => admin.userId === userId);
+  }
+
+  /** The student's latest attempt at a classic quiz, finished or not. */
+  latestQuizAttempt(quizId: number, userId: number): QuizSubmission | undefined {
+    let latest: QuizSubmission | undefined;
+    for (const submission of this.quizSubmissions.values()) {
+      if (submission.quizId === quizId && submission.userId === userId && (!latest || submission.attempt > latest.attempt)) latest = submission;
+    }
+    return latest;
+  }
+
+  /**
+   * Starts an attempt as the take page does when it opens the quiz for a student, or returns the one in progress
+   * (`Quizzes::QuizSubmissionService#create`, `quiz.generate_submission`: a new attempt only after the last one was
+   * finished).
+   */
+  startQuizAttempt(quizId: number, userId: number, at: string): QuizSubmission {
+    const latest = this.latestQuizAttempt(quizId, userId);
+    if (latest && latest.finishedAt === null) return latest;
+    const submission: QuizSubmission = { id: this.nextId(), quizId, userId, attempt: (latest?.attempt ?? 0) + 1, startedAt: at, finishedAt: null };
+    this.quizSubmissions.set(submission.id, submission);
+    return submission;
+  }
+
+  /** Finishes the attempt in progress (started now when there is none), as the quiz's final submission does. */
+  finishQuizAttempt(quizId: number, userId: number, at: string): QuizSubmission {
+    const submission = this.startQuizAttempt(quizId, userId, at);
+    submission.finishedAt = at;
+    return submission;
+  }
+
+  /** The student's submission of an assignment, `unsubmitted` when they have turned nothing in. */
+  assignmentSubmission(assignmentId: number, userId: number): AssignmentSubmission {
+    for (const submission of this.assignmentSubmissions.values()) {
+      if (submission.assignmentId === assignmentId && submission.userId === userId) return submission;
+    }
+    const submission: AssignmentSubmission = { id: this.nextId(), assignmentId, userId, attempt: null, workflowState: 'unsubmitted', submittedAt: null };
+    this.assignmentSubmissions.set(submission.id, submission);
+    return submission;
+  }
+
+  /** Records a submission of the assignment (a new quiz's engine does when the student submits the quiz). */
+  submitAssignment(assignmentId: number, userId: number, at: string): AssignmentSubmission {
+    const submission = this.assignmentSubmission(assignmentId, userId);
+    submission.attempt = (submission.attempt ?? 0) + 1;
+    submission.workflowState = 'submitted';
+    submission.submittedAt = at;
+    return submission;
+  }
+
+  /**
+   * The course's students as grade and roster listings see them: active and invited student enrollments
+   * (`Course#student_enrollments`, which leaves out rejected, completed, deleted and inactive ones).
+   */
+  studentIdsOf(courseId: number): number[] {
+    const ids = new Set<number>();
+    for (const enrollment of this.enrollments.values()) {
+      if (enrollment.courseId === courseId && enrollment.type === 'student' && (enrollment.state === 'active' || enrollment.state === 'invited')) {
+        ids.add(enrollment.userId);
+      }
+    }
+    return [...ids].sort((a, b) => a - b);
   }
 
   /** Convenience for tests: the new-quiz settings of a new-quiz assignment. */

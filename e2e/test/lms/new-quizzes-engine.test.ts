@@ -90,6 +90,20 @@ describe('the New Quizzes engine', () => {
     expect(await (await fetch(new URL(launched.headers.get('location')!, engine.url))).text()).toContain('Question 1');
   });
 
+  it('turns a submitted quiz in as the assignment’s submission, which the submissions API then shows', async () => {
+    requireCode(null);
+    const { action, hint } = await assignmentLaunch();
+    const launched = await post(action, { lti_message_hint: hint });
+    const quizUrl = new URL(launched.headers.get('location')!, engine.url).href;
+    expect(lms.state.assignmentSubmission(301, 3).workflowState).toBe('unsubmitted');
+    const before = lms.clock.now();
+    expect((await post(`${quizUrl}/submit`, {})).status).toBe(303);
+    const submission = lms.state.assignmentSubmission(301, 3);
+    expect(submission).toMatchObject({ workflowState: 'submitted', attempt: 1 });
+    expect(Date.parse(submission.submittedAt!)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(submission.submittedAt!)).toBeLessThanOrEqual(lms.clock.now());
+  });
+
   it('takes each launch once, within five minutes, and only as the LMS signed it', async () => {
     const first = await assignmentLaunch();
     expect((await post(first.action, { lti_message_hint: first.hint })).status).toBe(303);

@@ -72,6 +72,11 @@ export const environmentSchema = z.object({
   LTI_COURSE_NAVIGATION_VISIBLE_TO_STUDENTS: booleanFlag(true),
   LMS_OAUTH_CLIENT_ID: nonEmpty.optional(),
   LMS_OAUTH_CLIENT_SECRET: nonEmpty.optional(),
+  /**
+   * Also ask for the exam-day board's read scopes (`EXAM_DAY_SCOPES`). Off by default: the LMS refuses every
+   * authorization that asks for a scope its developer key lacks, so switch it on only once the key has them.
+   */
+  LMS_OAUTH_EXAM_DAY_SCOPES: booleanFlag(false),
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// URL' }).optional(),
   /** The longest the service waits for the database: for a connection, and for each statement. Below clients' patience. */
   DATABASE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
@@ -272,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       clientId: e.LMS_OAUTH_CLIENT_ID,
       clientSecret: e.LMS_OAUTH_CLIENT_SECRET,
       redirectUri: `${e.BASE_URL}/api/oauth2callback`,
+      examDayScopes: e.LMS_OAUTH_EXAM_DAY_SCOPES,
     },
     secrets: {
       appSecret: Buffer.from(e.APP_SECRET ?? generated!.appSecret, 'utf8'),

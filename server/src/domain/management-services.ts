@@ -81,7 +81,7 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     passwords: new PasswordRevealService(settings, managedExitPassword, audit),
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
     urlRules: new UrlRuleRepairService({ settings, locks, audit }),
-    examDay: new ExamDayBoard(db.orm, systemClock),
+    examDay: new ExamDayBoard(db.orm, systemClock, logger),
     sweepRecords,
     sweepOption: new AutoRepairOption(sweepRecords, audit),
     adoption: new OriginalAdoption(db.orm, settings, enforcement),

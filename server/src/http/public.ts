@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { APPLICATION_SCOPES, ADMIN_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import type { AppContext } from '../context.js';
 import { isDatabaseUnavailable, StatementTimeoutError } from '../db/unavailable.js';
 import { buildRegistrationDocument } from '../domain/lti-registration.js';
@@ -47,6 +47,9 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     oauthRedirectUri: config.oauth.redirectUri,
     applicationScopes: [...APPLICATION_SCOPES],
     adminScopes: [...ADMIN_SCOPES],
+    /** Addition: the exam-day board's read scopes, asked for with `LMS_OAUTH_EXAM_DAY_SCOPES` (and whether it is on). */
+    examDayScopes: Object.values(EXAM_DAY_SCOPES),
+    examDayScopesRequested: config.oauth.examDayScopes,
     lmsUrl: config.lmsUrl,
   };
 

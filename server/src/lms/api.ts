@@ -4,19 +4,25 @@ import { LmsInvalidResponseError } from './errors.js';
 import {
   accountSchema,
   assignmentSchema,
+  courseEnrollmentSchema,
   courseSchema,
   newQuizSchema,
   permissionsSchema,
   quizSchema,
+  quizSubmissionSchema,
   sessionTokenSchema,
+  submissionSchema,
   termSchema,
   type LmsAccount,
   type LmsAssignment,
   type LmsCourse,
+  type LmsCourseEnrollment,
   type LmsNewQuiz,
   type LmsPermissions,
   type LmsQuiz,
+  type LmsQuizSubmission,
   type LmsSessionToken,
+  type LmsSubmission,
   type LmsTerm,
 } from './schemas.js';
 
@@ -212,6 +218,42 @@ export class LmsApi {
   }
 
   /**
+   * `GET /api/v1/courses/:course_id/quizzes/:quiz_id/submissions`: each student's current attempt at a classic quiz
+   * (every page of the wrapped list; exam-day scope, note §4.10).
+   */
+  async listQuizSubmissions(courseId: string, quizId: string, options?: CallOptions): Promise<LmsQuizSubmission[]> {
+    return this.client.list(
+      'listQuizSubmissions',
+      `/api/v1/courses/${lmsId(courseId, 'courseId')}/quizzes/${lmsId(quizId, 'quizId')}/submissions`,
+      quizSubmissionSchema,
+      undefined,
+      { ...options, unwrap: (body) => quizSubmissionsWrapper.safeParse(body).data?.quiz_submissions ?? body },
+    );
+  }
+
+  /** `GET /api/v1/courses/:course_id/assignments/:assignment_id/submissions`: each student's submission (every page). */
+  async listAssignmentSubmissions(courseId: string, assignmentId: string, options?: CallOptions): Promise<LmsSubmission[]> {
+    return this.client.list(
+      'listAssignmentSubmissions',
+      `/api/v1/courses/${lmsId(courseId, 'courseId')}/assignments/${lmsId(assignmentId, 'assignmentId')}/submissions`,
+      submissionSchema,
+      undefined,
+      options,
+    );
+  }
+
+  /** `GET /api/v1/courses/:course_id/enrollments`: the course's active student enrollments, each with its user (every page). */
+  async listStudentEnrollments(courseId: string, options?: CallOptions): Promise<LmsCourseEnrollment[]> {
+    return this.client.list(
+      'listStudentEnrollments',
+      `/api/v1/courses/${lmsId(courseId, 'courseId')}/enrollments`,
+      courseEnrollmentSchema,
+      { type: ['StudentEnrollment'], state: ['active'] },
+      options,
+    );
+  }
+
+  /**
    * `GET /api/v1/login/session_token`: a one-time URL that signs the user into the LMS web session. The answer must
    * stay on the LMS origin, because it ends up in configurations the exam browser opens.
    */
@@ -295,6 +337,7 @@ export class LmsApi {
 }
 
 const termsWrapper = z.object({ enrollment_terms: z.array(z.unknown()) });
+const quizSubmissionsWrapper = z.object({ quiz_submissions: z.array(z.unknown()) });
 
 function accountCoursesQuery(params: AccountCoursesParams) {
   return {

@@ -4,4 +4,16 @@ export { LmsClient } from './client.js';
 export type { AccessTokenSource, CallOptions, LmsClientSettings, Page } from './client.js';
 export { LmsConnector } from './connector.js';
 export * from './errors.js';
-export type { LmsAccount, LmsAssignment, LmsCourse, LmsNewQuiz, LmsPermissions, LmsQuiz, LmsSessionToken, LmsTerm } from './schemas.js';
+export type {
+  LmsAccount,
+  LmsAssignment,
+  LmsCourse,
+  LmsCourseEnrollment,
+  LmsNewQuiz,
+  LmsPermissions,
+  LmsQuiz,
+  LmsQuizSubmission,
+  LmsSessionToken,
+  LmsSubmission,
+  LmsTerm,
+} from './schemas.js';

@@ -147,4 +147,42 @@ export const permissionsSchema = z.record(
 );
 export type LmsPermissions = z.output<typeof permissionsSchema>;
 
+/**
+ * A student's current attempt at a classic quiz (`quiz_submissions_api_controller.rb#index`, note §4.10). `untaken` is
+ * an attempt in progress (`started_at` set, `finished_at` null); `settings_only` holds an extension for a student who
+ * has not started.
+ */
+export const quizSubmissionSchema = lmsObject({
+  userId: ['user_id', id],
+  attempt: ['attempt', optionalCount],
+  workflowState: ['workflow_state', z.string().max(64)],
+  startedAt: ['started_at', timestamp],
+  finishedAt: ['finished_at', timestamp],
+});
+export type LmsQuizSubmission = z.output<typeof quizSubmissionSchema>;
+
+/** A student's submission of an assignment (`submissions_api_controller.rb#index`): one per student, unsubmitted too. */
+export const submissionSchema = lmsObject({
+  userId: ['user_id', id],
+  attempt: ['attempt', optionalCount],
+  workflowState: ['workflow_state', z.string().max(64)],
+  submittedAt: ['submitted_at', timestamp],
+});
+export type LmsSubmission = z.output<typeof submissionSchema>;
+
+const enrolledUserSchema = lmsObject({
+  id: ['id', id],
+  name: ['name', optionalText],
+  sortableName: ['sortable_name', optionalText],
+});
+
+/** An enrollment of the course's roster (`enrollments_api_controller.rb#index`), with the user it names. */
+export const courseEnrollmentSchema = lmsObject({
+  userId: ['user_id', id],
+  type: ['type', text],
+  enrollmentState: ['enrollment_state', optionalText],
+  user: ['user', enrolledUserSchema.nullish().transform((user) => user ?? null)],
+});
+export type LmsCourseEnrollment = z.output<typeof courseEnrollmentSchema>;
+
 export { termSchema };

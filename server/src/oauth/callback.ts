@@ -181,12 +181,13 @@ export async function completeAuthorization(
     return fail('user-mismatch');
   }
 
-  // 9. Upsert the user's one record. The LMS does not echo scopes; the granted set is the one requested.
+  // 9. Upsert the user's one record. The LMS does not echo scopes; the granted set is the one requested (the exam-day
+  // scopes as configured now: a start under another setting is at most ten minutes old).
   let stored;
   try {
     stored = await deps.tokens.saveAuthorization({
       lmsUserId: principal.lmsUserId,
-      scopes: scopesForProfile(consumed.oauthScopeProfile),
+      scopes: scopesForProfile(consumed.oauthScopeProfile, { examDay: deps.config.oauth.examDayScopes }),
       accessToken: grant.accessToken,
       refreshToken: grant.refreshToken,
       expiresInSeconds: grant.expiresInSeconds,

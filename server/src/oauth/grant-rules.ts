@@ -1,4 +1,4 @@
-import { ADMIN_AND_APPLICATION_SCOPES, ADMIN_SCOPES, APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { ADMIN_AND_APPLICATION_SCOPES, ADMIN_SCOPES, APPLICATION_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 
 /** Which scope set an authorization requests (Document 1, "OAuth authorization state"). */
 export type ScopeProfile = 'admin' | 'application';
@@ -6,8 +6,14 @@ export type ScopeProfile = 'admin' | 'application';
 /** The grant type of the token record. */
 export type GrantType = 'instructor' | 'account_admin';
 
-export function scopesForProfile(profile: ScopeProfile): readonly string[] {
-  return profile === 'admin' ? ADMIN_AND_APPLICATION_SCOPES : APPLICATION_SCOPES;
+/** Whether an authorization also asks for the exam-day board's read scopes (`LMS_OAUTH_EXAM_DAY_SCOPES`). */
+export interface ScopeOptions {
+  readonly examDay?: boolean;
+}
+
+export function scopesForProfile(profile: ScopeProfile, options: ScopeOptions = {}): readonly string[] {
+  const scopes = profile === 'admin' ? ADMIN_AND_APPLICATION_SCOPES : APPLICATION_SCOPES;
+  return options.examDay === true ? [...scopes, ...Object.values(EXAM_DAY_SCOPES)] : scopes;
 }
 
 /**
@@ -28,6 +34,6 @@ export function profileForStart(endpointProfile: ScopeProfile, existingGrantType
 }
 
 /** The LMS's `scope` parameter: one value, space-separated (note §3.1). */
-export function scopeParameter(profile: ScopeProfile): string {
-  return scopesForProfile(profile).join(' ');
+export function scopeParameter(profile: ScopeProfile, options: ScopeOptions = {}): string {
+  return scopesForProfile(profile, options).join(' ');
 }

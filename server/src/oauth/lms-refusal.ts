@@ -1,4 +1,4 @@
-import { ADMIN_AND_APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { ADMIN_AND_APPLICATION_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { systemClock, type Clock } from '../clock.js';
 
 /**
@@ -26,7 +26,7 @@ export function isConfigurationRefusal(failure: LmsRefusalFailure): boolean {
   return failure !== 'lms-access-denied' && failure !== 'lms-error';
 }
 
-const KNOWN_SCOPES: ReadonlySet<string> = new Set(ADMIN_AND_APPLICATION_SCOPES);
+const KNOWN_SCOPES: ReadonlySet<string> = new Set([...ADMIN_AND_APPLICATION_SCOPES, ...Object.values(EXAM_DAY_SCOPES)]);
 
 /**
  * The scopes an `invalid_scope` description names. Canvas writes "… The following scopes were requested, but not

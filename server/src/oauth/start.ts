@@ -110,7 +110,7 @@ export async function startAuthorization(
     response_type: 'code',
     redirect_uri: config.oauth.redirectUri,
     state: token,
-    scope: scopeParameter(profile),
+    scope: scopeParameter(profile, { examDay: config.oauth.examDayScopes }),
   }).toString();
   return { ok: true, location: location.href, state };
 }

@@ -1,6 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 import { migrations } from '@exb/migrations';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { buildApp } from '../../src/app.js';
 import { openDatabase } from '../../src/db/orm.js';
 import { createLogger } from '../../src/logger.js';
@@ -79,6 +80,8 @@ describe('public and health routes', () => {
     // For the developer keys API call that adds the session scope.
     expect(bootstrap).toMatchObject({ lmsUrl: 'https://lms.example.test' });
     expect(bootstrap.applicationScopes).toContain('url:GET|/api/v1/login/session_token');
+    // The exam-day board's read scopes, listed for the key whether or not this service asks for them yet.
+    expect(bootstrap).toMatchObject({ examDayScopes: Object.values(EXAM_DAY_SCOPES), examDayScopesRequested: false });
   });
 
   it('unknown /api routes answer a JSON 404', async () => {

@@ -187,6 +187,8 @@ export function newQuizzesEngineRoutes(): RouteDef[] {
       const code = requiredCode(found.assignment);
       if (code !== null && found.session.enteredCode !== code) return accessCodePrompt(found.id, found.assignment, false);
       found.session.submitted = true;
+      // The engine turns the attempt in as the assignment's submission, which the submissions API then shows.
+      req.lms.state.submitAssignment(found.assignment.id, found.session.userId, req.lms.clock.date().toISOString());
       return redirectResponse(`/sessions/${found.id}`, 303);
     }),
   ];

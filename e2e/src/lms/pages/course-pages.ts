@@ -85,7 +85,7 @@ function quizShow(req: RouteRequest): Response {
     : '';
   // As the LMS does, the page shows the result of the visitor's latest finished attempt right inside `#quiz_show`.
   const latest = [...visit.lms.state.quizSubmissions.values()]
-    .filter((s) => s.quizId === quiz.id && s.userId === visit.user.id)
+    .filter((s) => s.quizId === quiz.id && s.userId === visit.user.id && s.finishedAt !== null)
     .at(-1);
   return page(
     visit,
@@ -105,7 +105,7 @@ ${take}${preview}
 /** The result block of a finished attempt (`app/views/quizzes/quizzes/_quiz_submission_results.html.erb`). */
 function submissionResults(submission: QuizSubmission): string {
   return `<div id="quiz_submission_results" class="quiz-submission" data-attempt="${submission.attempt}">
-  <p class="quiz_score">Submitted ${escapeHtml(submission.finishedAt)} (attempt ${submission.attempt}).</p>
+  <p class="quiz_score">Submitted ${escapeHtml(submission.finishedAt ?? '')} (attempt ${submission.attempt}).</p>
 </div>`;
 }
 
@@ -189,6 +189,9 @@ function quizTake(req: RouteRequest): Response {
       }
     }
   }
+  // Opening the quiz starts the student's attempt (`Quizzes::QuizzesController#take`, `QuizSubmissionService#create`);
+  // a teacher's preview is no attempt of the course's.
+  if (!preview && rights.has('participate_as_student')) visit.lms.state.startQuizAttempt(quiz.id, visit.user.id, visit.lms.clock.date().toISOString());
   return quizTakingPage(visit, quiz);
 }
 
@@ -201,15 +204,7 @@ function quizSubmit(req: RouteRequest): Response {
   if (quiz.accessCode && visit.session.quizAccessCodes.get(quiz.id) !== quiz.accessCode) {
     return unauthorizedPage(visit.lms, visit, req.url);
   }
-  const id = visit.lms.state.nextId();
-  const attempt = [...visit.lms.state.quizSubmissions.values()].filter((s) => s.quizId === quiz.id && s.userId === visit.user.id).length + 1;
-  visit.lms.state.quizSubmissions.set(id, {
-    id,
-    quizId: quiz.id,
-    userId: visit.user.id,
-    attempt,
-    finishedAt: visit.lms.clock.date().toISOString(),
-  });
+  visit.lms.state.finishQuizAttempt(quiz.id, visit.user.id, visit.lms.clock.date().toISOString());
   // The LMS sends a final submission back to the quiz page, which shows the result.
   return redirectResponse(`/courses/${visit.course.id}/quizzes/${quiz.id}`);
 }
@@ -219,7 +214,7 @@ function quizHistory(req: RouteRequest): Response {
   if (visit instanceof Response) return visit;
   const quiz = visibleQuiz(visit);
   const submission = visit.lms.state.quizSubmissions.get(Number(req.url.searchParams.get('quiz_submission_id')));
-  if (!quiz || !submission || submission.quizId !== quiz.id || submission.userId !== visit.user.id) {
+  if (!quiz || !submission || submission.quizId !== quiz.id || submission.userId !== visit.user.id || submission.finishedAt === null) {
     return notFoundPage(visit.lms, visit, req.url);
   }
   return page(

@@ -37,10 +37,16 @@ function findByApiId<T extends { id: number; ltiContextId: string; uuid: string 
   return undefined;
 }
 
-/** The course of `:course_id` / `:id`: 404 when missing, "not authorized" when the caller cannot read it. */
-export function readableCourse(lms: LmsRuntime, userId: number, courseIdParam: string | undefined): Course {
+/** The course of `:course_id` / `:id`, 404 when missing; whether the caller may read it is left to the route. */
+export function existingCourse(lms: LmsRuntime, courseIdParam: string | undefined): Course {
   const course = findByApiId(lms, lms.state.courses, courseIdParam, (c) => c.accountId);
   if (!course || course.deleted) throw apiErrors.notFound();
+  return course;
+}
+
+/** The course of `:course_id` / `:id`: 404 when missing, "not authorized" when the caller cannot read it. */
+export function readableCourse(lms: LmsRuntime, userId: number, courseIdParam: string | undefined): Course {
+  const course = existingCourse(lms, courseIdParam);
   if (!canReadCourse(lms.state, userId, course.id)) throw notAuthorized(lms);
   return course;
 }

@@ -1,5 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
 import { countStates, studentState, type Board, type BoardStudent, type StudentSteps } from '@exb/shared/exam-day.js';
+import type { LmsApi } from '../../lms/index.js';
+import { COURSE_WIDE, ExamDayLmsStore } from './lms-read-store.js';
+import { ExamDayLmsReader } from './lms-reader.js';
+import { mergeRoster } from './roster.js';
 
 /**
  * The exam-day board of one assessment: every student with a recorded step (`exb_exam_day_student`), their current
@@ -34,10 +39,45 @@ export function boardStudent(row: Row): BoardStudent {
 }
 
 export class ExamDayBoard {
+  /** The store of the LMS reads behind the board (housekeeping purges it). */
+  readonly lmsStore: ExamDayLmsStore;
+  private readonly lmsReader: ExamDayLmsReader;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: () => number,
-  ) {}
+    logger?: Logger,
+  ) {
+    this.lmsStore = new ExamDayLmsStore(orm);
+    this.lmsReader = new ExamDayLmsReader(this.lmsStore, clock, logger);
+  }
+
+  /**
+   * The board with what the LMS says: the quiz attempts merged into the students' steps and the roster's students who
+   * have not started, read with `lms` (the grant of whoever reads the board) at most once a minute per assessment and
+   * course. Where the LMS could not be read, the board says why and shows the rest.
+   */
+  async readWithLms(courseId: string, contentId: string, lms: LmsApi): Promise<Board> {
+    await this.lmsReader.refresh(courseId, contentId, lms);
+    return this.readWithStoredLms(courseId, contentId);
+  }
+
+  /**
+   * The board with what the LMS said at its last read (attempts, roster and how the reads went), without asking it
+   * again: for updates pushed to open boards, which carry no one's grant.
+   */
+  async readWithStoredLms(courseId: string, contentId: string): Promise<Board> {
+    const [board, roster, attempts, rosterRead] = await Promise.all([
+      this.read(courseId, contentId),
+      this.lmsStore.roster(courseId),
+      this.lmsStore.lastRead(courseId, contentId, 'attempts'),
+      this.lmsStore.lastRead(courseId, COURSE_WIDE, 'roster'),
+    ]);
+    // The roster is the enrollments API's or none: the registration asks for no LTI service scopes, so launches carry
+    // no Names and Role Provisioning Service claim.
+    const source = rosterRead.readAt === null ? 'unavailable' : 'enrollments';
+    return { ...mergeRoster(board, roster), attempts, roster: { ...rosterRead, source } };
+  }
 
   async read(courseId: string, contentId: string): Promise<Board> {
     const rows = await this.orm.em

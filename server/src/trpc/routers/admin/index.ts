@@ -129,7 +129,7 @@ export const adminRouter = router({
     /** Addition: the exam-day board of one assessment of the course (the teacher's board, for any connected course). */
     examDayBoard: adminQuery
       .input(assessmentInput)
-      .query(({ ctx, input }) => ctx.admin.courses.examDayBoard(ctx.principal.accountId, input.courseId, input.assessmentId)),
+      .query(({ ctx, input }) => ctx.admin.courses.examDayBoard(ctx.principal.accountId, input.courseId, input.assessmentId, ctx.lms)),
 
     /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */
     urlRuleReadings: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.courses.urlRuleReadings(ctx.principal.accountId, input.courseId)),

@@ -105,7 +105,7 @@ export const enforcementRouter = router({
   /** The exam-day board: every student of the assessment with a recorded step, their state and the counts. */
   examDayBoard: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
     const ref = await scopedAssessment(ctx, input);
-    return ctx.services.examDay.read(ref.courseId, ref.contentId);
+    return ctx.services.examDay.readWithLms(ref.courseId, ref.contentId, ctx.lms);
   }),
 
   status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
