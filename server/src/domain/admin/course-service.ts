@@ -112,6 +112,12 @@ export class AdminCourseService {
     return this.deps.management.examDay.read(ref.courseId, ref.contentId);
   }
 
+  /** Re-admits one student to an assessment of a connected course (`exam-day/readmission.ts`), audited with the reason. */
+  async readmitStudent(by: AuditedBy, accountId: string, courseId: string, assessmentId: string, lmsUserId: string, reason: string) {
+    const ref = await this.assessment(accountId, courseId, assessmentId);
+    return this.deps.management.readmission.readmit(by, ref, lmsUserId, reason);
+  }
+
   async urlRuleReadings(accountId: string, courseId: string) {
     await this.connected(accountId, courseId);
     return this.deps.management.urlRules.readings(courseId);

@@ -24,6 +24,7 @@ import { reauthorizeUrl } from '../../oauth/reauthorize.js';
 import { rethrowAsDomainRefusal, toTrpcError } from '../error-mapping.js';
 import { publicProcedure, router } from '../init.js';
 import { repairMessage } from './repair-message.js';
+import { readmitInput } from './exam-day-input.js';
 
 /**
  * The instructor's management API (Document 2, `/api/quizzes`). Every procedure acts inside the session's course:
@@ -314,6 +315,12 @@ export const instructorRouter = router({
     examDayBoard: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
       return ctx.services.examDay.read(ref.courseId, ref.contentId);
+    }),
+
+    /** Re-admits one student who is stuck on exam day, with a required reason (audited). */
+    readmitStudent: instructorMutation.input(assessmentInput.extend(readmitInput)).mutation(async ({ ctx, input }) => {
+      const ref = await scopedAssessment(ctx, input);
+      return { success: true as const, ...(await ctx.services.readmission.readmit(by(ctx), ref, input.lmsUserId, input.reason)) };
     }),
 
     status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
