@@ -21,7 +21,7 @@ import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from '
 import { notFoundPage } from './http/not-found.js';
 import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
-import { purgeStudentSteps } from './domain/exam-day/student-steps.js';
+import { studentStepsRetention } from './domain/exam-day/student-steps.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
 import { RESET_LEASE_TTL_SECONDS } from './domain/course-reset/reset-lease.js';
 import { postgresBudget } from './security/admission-budget.js';
@@ -263,7 +263,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     oneTimeTokens: ctx.oneTimeStore,
     examBrowserTokens: ctx.examBrowser.store,
     auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
-    examDayRecords: { purgeExpired: () => purgeStudentSteps(ctx.db.pool, new Date(Date.now() - config.examDay.retentionDays * 86_400_000)) },
+    examDayRecords: studentStepsRetention(ctx.db.pool, config.examDay.retentionDays),
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());

@@ -96,8 +96,16 @@ export function readmitStepsSql(target: Omit<StepTarget, 'name'>): string {
         readmitted_at = excluded.readmitted_at, updated_at = excluded.updated_at`;
 }
 
-/** Retention: deletes the records no step touched since `cutoff`; returns how many. */
-export async function purgeStudentSteps(pool: Pool, cutoff: Date): Promise<number> {
-  const result = await pool.query('delete from exb_exam_day_student where updated_at < $1', [cutoff]);
-  return result.rowCount ?? 0;
+/**
+ * Retention (`EXAM_DAY_RETENTION_DAYS`), for the housekeeping schedule: deletes the records no step or action touched
+ * for `retentionDays`; returns how many.
+ */
+export function studentStepsRetention(pool: Pool, retentionDays: number, now: () => number = Date.now): { purgeExpired(): Promise<number> } {
+  return {
+    async purgeExpired() {
+      const cutoff = new Date(now() - retentionDays * 86_400_000);
+      const result = await pool.query('delete from exb_exam_day_student where updated_at < $1', [cutoff]);
+      return result.rowCount ?? 0;
+    },
+  };
 }
