@@ -97,6 +97,18 @@ describe('each step of the way in', () => {
     expect(again?.state).not.toBe('exited');
   });
 
+  it('shows a proof whose release was refused after the statement as proven but not released', async () => {
+    const contentId = 'classicquiz_730';
+    await h.enforce(contentId);
+    const { opened } = await h.start(SAM, contentId);
+    const proof = await h.prove(contentId, opened.configKey);
+    expect(proof.statusCode).toBe(200);
+    // The setting changed after the proof: the statement still issues the release SQL sees, which is then withdrawn.
+    await h.update(contentId, () => ({ usesCourseDefaults: false, urlRules: [{ match: 'exact', value: 'https://notes.example.edu/exam-day' }] }));
+    expect((await h.redeem(contentId, proof.json().proofToken)).statusCode).toBe(403);
+    expect(await row('3', contentId)).toMatchObject({ state: 'proven-not-released', provenAt: expect.any(String), releasedAt: null });
+  });
+
   it('attributes grant, download, proof and release to the student whose grant it was, however they interleave', async () => {
     const samGrant = (await h.grant(SAM)).json().exbLaunchUrl as string;
     const sueStart = await h.start(SUE);
@@ -193,8 +205,10 @@ describe('re-admission', () => {
     expect((await h.app.inject({ method: 'HEAD', url: downloadPathOf(unusedLink) })).statusCode).toBe(403);
     expect((await h.app.inject({ method: 'GET', url: downloadPathOf(unusedLink) })).statusCode).toBe(403);
     expect((await h.redeem(QUIZ, pendingProof)).statusCode).toBe(403);
+    // This process still knows the old key, so a proof with it is answered; its redemption is refused all the same.
     const oldKeyProof = await h.prove(QUIZ, first.opened.configKey);
-    if (oldKeyProof.statusCode === 200) expect((await h.redeem(QUIZ, oldKeyProof.json().proofToken)).statusCode).toBe(403);
+    expect(oldKeyProof.statusCode).toBe(200);
+    expect((await h.redeem(QUIZ, oldKeyProof.json().proofToken)).statusCode).toBe(403);
     expect((await quit(QUIZ, firstRelease.exitGrant)).statusCode).toBe(403);
     expect((await row('3'))?.state).toBe('not-started');
 

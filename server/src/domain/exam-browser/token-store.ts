@@ -8,7 +8,7 @@ import { OpenedConfigKeys } from './opened-config-keys.js';
 import { SETTING_MAY_RELEASE_CODE, SETTING_MAY_REQUIRE_EXAM_BROWSER, settingsJoin } from '../settings/settings-codec.js';
 import { SETTINGS_TEXT_COLUMN } from '../settings/settings-text.js';
 import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
-import { recordStepsSql } from '../exam-day/student-steps.js';
+import { recordStepsSql, withdrawReleaseStepSql } from '../exam-day/student-steps.js';
 
 /**
  * Storage of the flow's tokens (`exb_student_token`) and the statements that read a token together with the settings
@@ -259,11 +259,13 @@ export class ExamTokenStore {
   /**
    * The compensation of {@link spendProofAndRelease} for a grant whose setting the caller refuses after all (it changed
    * since the proof, or its code cannot be opened): deletes the never-revealed exit grant and takes back its counted
-   * release, in one statement. The proof stays spent, as a refused redemption spends it.
+   * release, and its record in the student's exam-day steps, in one statement. The proof stays spent, as a refused
+   * redemption spends it.
    */
   async withdrawRelease(exit: IssuedRelease): Promise<void> {
     await this.pool.query(
-      `with withdrawn as (delete from exb_student_token where id = $1 and purpose = 'exit-grant' returning id)
+      `with withdrawn as (delete from exb_student_token where id = $1 and purpose = 'exit-grant' returning id, lms_user_id),
+            unrecorded as (${withdrawReleaseStepSql({ course: '$2', content: '$3', student: '(select lms_user_id from withdrawn)', at: '$4' })})
        ${withdrawReleaseSql({ course: '$2', content: '$3', at: '$4', prior: '$5' }, 'exists (select 1 from withdrawn)')}`,
       [sha256Hex(exit.token), exit.courseId, exit.contentId, exit.releasedAt, exit.priorReleaseAt],
     );

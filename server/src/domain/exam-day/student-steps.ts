@@ -66,6 +66,16 @@ export function recordStepsSql(steps: Partial<Record<StudentStep, string>>, targ
 }
 
 /**
+ * Takes back a recorded release that was withdrawn (`ProofRedemption`'s rare refusal after the statement), as a
+ * data-modifying CTE: the release time is cleared unless a later release moved it on since.
+ */
+export function withdrawReleaseStepSql(target: Omit<StepTarget, 'name'>): string {
+  return `update exb_exam_day_student d set released_at = null
+      where d.course_id = ${target.course}::text and d.content_id = ${target.content}::text and d.lms_user_id = ${target.student}::text
+        and d.released_at = ${target.at}::timestamptz`;
+}
+
+/**
  * The record of a student's launch of an assessment, with the name the launch gave, as a CTE for the launch's session
  * generation read (`SessionGenerations.read`, placeholders from `$3`): written only where the assessment's setting may
  * require the exam browser, so the launch of an unenforced quiz records nothing.
