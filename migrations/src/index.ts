@@ -18,6 +18,7 @@ import { Migration20261127300000_session_generation } from './Migration202611273
 import { Migration20261127400000_audit_pending } from './Migration20261127400000_audit_pending.js';
 import { Migration20261128400000_unmanaged_access_code } from './Migration20261128400000_unmanaged_access_code.js';
 import { Migration20261129000000_exam_day_student } from './Migration20261129000000_exam_day_student.js';
+import { Migration20261129100000_student_token_owner } from './Migration20261129100000_student_token_owner.js';
 import { Migration20261129200000_exam_day_lms_reads } from './Migration20261129200000_exam_day_lms_reads.js';
 import { Migration20261129500000_pre_exam_sweep } from './Migration20261129500000_pre_exam_sweep.js';
 
@@ -45,6 +46,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127400000_audit_pending', class: Migration20261127400000_audit_pending },
   { name: 'Migration20261128400000_unmanaged_access_code', class: Migration20261128400000_unmanaged_access_code },
   { name: 'Migration20261129000000_exam_day_student', class: Migration20261129000000_exam_day_student },
+  { name: 'Migration20261129100000_student_token_owner', class: Migration20261129100000_student_token_owner },
   { name: 'Migration20261129200000_exam_day_lms_reads', class: Migration20261129200000_exam_day_lms_reads },
   { name: 'Migration20261129500000_pre_exam_sweep', class: Migration20261129500000_pre_exam_sweep },
 ];

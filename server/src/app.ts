@@ -21,7 +21,7 @@ import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from '
 import { notFoundPage } from './http/not-found.js';
 import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
-import { EXAM_DAY_LMS_READ_RETENTION_MS } from './domain/exam-day/lms-reader.js';
+import { studentStepsRetention } from './domain/exam-day/student-steps.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
 import { PreExamSweep } from './domain/pre-exam-sweep/pre-exam-sweep.js';
 import { RESET_LEASE_TTL_SECONDS } from './domain/course-reset/reset-lease.js';
@@ -162,6 +162,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     appSecret: config.secrets.appSecret,
     baseUrl: config.baseUrl,
     managedExitPassword: config.exb.managedQuitPassword,
+    clock,
   });
   return {
     config,
@@ -287,7 +288,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     examBrowserTokens: ctx.examBrowser.store,
     auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
     preExamSweeps: ctx.management.sweepRecords,
-    examDayLmsReads: { purgeExpired: () => ctx.management.examDay.lmsStore.purgeOlderThan(new Date(Date.now() - EXAM_DAY_LMS_READ_RETENTION_MS)) },
+    examDayLmsReads: { purgeExpired: () => ctx.management.examDay.lmsStore.purgeOlderThan(new Date(Date.now() - config.examDay.retentionDays * 86_400_000)) },
+    examDayRecords: studentStepsRetention(ctx.db.pool, config.examDay.retentionDays),
   });
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());

@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'tool-preset.rollout',
   'tool-preset.reconcile',
   'course.reset',
+  'exam-day.readmit',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -94,6 +94,8 @@ export const environmentSchema = z.object({
   ADMIN_RECONCILE_BATCH_SIZE: positiveInt(12, 100),
   ADMIN_PAGE_SIZE: positiveInt(25, 100),
   AUDIT_RETENTION_DAYS: positiveInt(400, 3650),
+  /** Days an exam-day record of a student's way in is kept after its last step. */
+  EXAM_DAY_RETENTION_DAYS: positiveInt(30, 3650),
   /** Seconds between the background access-code verifier's batches; `0` switches it off. */
   ACCESS_CODE_VERIFY_INTERVAL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
   ACCESS_CODE_VERIFY_BATCH_SIZE: positiveInt(20, 500),
@@ -299,6 +301,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     },
     audit: {
       retentionDays: e.AUDIT_RETENTION_DAYS,
+    },
+    examDay: {
+      retentionDays: e.EXAM_DAY_RETENTION_DAYS,
     },
     accessCodeVerifier: {
       intervalSeconds: e.ACCESS_CODE_VERIFY_INTERVAL_SECONDS,

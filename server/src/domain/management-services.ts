@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
-import { systemClock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ActivityCounters } from './activity/activity-counters.js';
 import { AssessmentActivityService } from './activity/assessment-activity.js';
 import { AssessmentCache } from './assessments/assessment-cache.js';
@@ -10,6 +10,7 @@ import { AssessmentPolicyService } from './assessment-policy/policy-service.js';
 import { CourseDefaultsService } from './course-defaults/course-defaults-service.js';
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { ExamDayBoard } from './exam-day/board.js';
+import { StudentReadmission } from './exam-day/readmission.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
 import { OriginalAdoption } from './enforcement/adopt-original.js';
 import { UnmanagedCodeScan } from './enforcement/unmanaged-code.js';
@@ -45,6 +46,8 @@ export interface ManagementServices {
   readonly sweepOption: AutoRepairOption;
   /** Adopting a copied quiz with its original's settings. */
   readonly adoption: OriginalAdoption;
+  /** Exam day: re-admitting one student who is stuck (`exam-day/readmission.ts`). */
+  readonly readmission: StudentReadmission;
 }
 
 export interface ManagementDependencies {
@@ -56,6 +59,8 @@ export interface ManagementDependencies {
   readonly baseUrl: string;
   /** The operator's server-default exit password (`EXB_MANAGED_QUIT_PASSWORD`), never shown. */
   readonly managedExitPassword: string | null | undefined;
+  /** The service clock the student flow's lifetimes are measured with (tests: a controllable one). */
+  readonly clock?: Clock;
 }
 
 /** Wires the management services once, at start (`app.ts`), over the shared settings repository and locks. */
@@ -81,9 +86,10 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     passwords: new PasswordRevealService(settings, managedExitPassword, audit),
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
     urlRules: new UrlRuleRepairService({ settings, locks, audit }),
-    examDay: new ExamDayBoard(db.orm, systemClock, logger),
+    examDay: new ExamDayBoard(db.orm, deps.clock ?? systemClock, logger),
     sweepRecords,
     sweepOption: new AutoRepairOption(sweepRecords, audit),
     adoption: new OriginalAdoption(db.orm, settings, enforcement),
+    readmission: new StudentReadmission({ pool: db.pool, audit, clock: deps.clock ?? systemClock }),
   };
 }

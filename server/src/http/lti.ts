@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { carriedExbLaunches } from '../domain/exam-browser/launch-decision.js';
+import { launchStep } from '../domain/exam-day/student-steps.js';
 import { LtiError } from '../lti/errors.js';
 import { claimLaunch, identifyLaunch } from '../lti/launch.js';
 import { LTI_LAUNCH_PATH, type LaunchTarget } from '../lti/launch-target.js';
@@ -84,7 +85,12 @@ export async function handleLaunch(
   }
   const { principal, target } = identified;
   // Read past the cache: a launch right after the person's sessions were ended must carry the new generation.
-  const generation = await ctx.sessionGenerations.read({ issuer: principal.issuer, subject: principal.ltiSubject });
+  // A student's launch of an assessment is the first step of their way in; the read records it (`exam-day/student-steps.ts`).
+  const launched =
+    target.kind === 'exb' && principal.kind === 'student'
+      ? launchStep({ courseId: principal.courseId, contentId: target.contentId, lmsUserId: principal.lmsUserId, name: principal.name ?? null, at: new Date() })
+      : undefined;
+  const generation = await ctx.sessionGenerations.read({ issuer: principal.issuer, subject: principal.ltiSubject }, launched);
   const session = startSession(request, {
     principal,
     generation,

@@ -36,13 +36,21 @@ export class SessionGenerations {
     return this.read(person);
   }
 
-  /** The generation straight from the database, for a launch: a new session must not carry one already ended. */
-  async read(person: SessionPerson): Promise<number> {
-    const result = await this.pool.query<{ generation: number }>({
-      name: 'session-generation-read',
-      text: 'select generation from session_generation where issuer = $1 and subject = $2',
-      values: [person.issuer, person.subject],
-    });
+  /**
+   * The generation straight from the database, for a launch: a new session must not carry one already ended. `alongside`
+   * is a data-modifying CTE the launch records with the read (its placeholders start at `$3`), so it costs no round trip.
+   */
+  async read(person: SessionPerson, alongside?: { readonly name: string; readonly cte: string; readonly values: readonly unknown[] }): Promise<number> {
+    const select = 'select generation from session_generation where issuer = $1 and subject = $2';
+    const result = await this.pool.query<{ generation: number }>(
+      alongside === undefined
+        ? { name: 'session-generation-read', text: select, values: [person.issuer, person.subject] }
+        : {
+            name: `session-generation-read-${alongside.name}`,
+            text: `with alongside as (${alongside.cte}) ${select}`,
+            values: [person.issuer, person.subject, ...alongside.values],
+          },
+    );
     return this.remember(person, result.rows[0]?.generation ?? 0);
   }
 

@@ -111,6 +111,12 @@ export class AdminCourseService {
     return this.deps.management.examDay.readWithLms(ref.courseId, ref.contentId, lms);
   }
 
+  /** Re-admits one student to an assessment of a connected course (`exam-day/readmission.ts`), audited with the reason. */
+  async readmitStudent(by: AuditedBy, accountId: string, courseId: string, assessmentId: string, lmsUserId: string, reason: string) {
+    const ref = await this.assessment(accountId, courseId, assessmentId);
+    return this.deps.management.readmission.readmit(by, ref, lmsUserId, reason);
+  }
+
   /** The course's stored URL rules the exam browser reads differently, as the course detail marks them. */
   async urlRuleReadings(accountId: string, courseId: string) {
     await this.connected(accountId, courseId);

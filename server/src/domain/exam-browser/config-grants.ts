@@ -155,10 +155,16 @@ export class ConfigGrants {
       sessionUserId: withSession ? principal.lmsUserId : null,
     };
     const handoffPayload: HandoffPayload = { exbLaunchUrl, purpose };
-    const [, handoff] = await store.issue([
-      { ...binding, purpose: 'config-grant', token: grant, ttlSeconds: CONFIG_GRANT_TTL_SECONDS, payload: grantPayload },
-      { ...binding, purpose: 'launch-handoff', ttlSeconds: LAUNCH_HANDOFF_TTL_SECONDS, payload: handoffPayload },
-    ]);
+    // A student's tokens name them, in the clear, so each step of their way in is recorded for them (and a
+    // re-admission finds them); the same statement records the grant.
+    const lmsUserId = principal.kind === 'student' ? principal.lmsUserId : null;
+    const [, handoff] = await store.issue(
+      [
+        { ...binding, purpose: 'config-grant', token: grant, ttlSeconds: CONFIG_GRANT_TTL_SECONDS, payload: grantPayload, lmsUserId },
+        { ...binding, purpose: 'launch-handoff', ttlSeconds: LAUNCH_HANDOFF_TTL_SECONDS, payload: handoffPayload, lmsUserId },
+      ],
+      lmsUserId === null ? undefined : { courseId, contentId, lmsUserId },
+    );
     return {
       ok: true,
       grant,

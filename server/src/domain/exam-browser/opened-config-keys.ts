@@ -80,6 +80,11 @@ export class OpenedConfigKeys {
     return entry !== undefined && entry.expiresAt > this.clock();
   }
 
+  /** The row number (`config_key_seq`) of an opened key of the assessment under `fingerprint`; `null` when not opened here. */
+  seqOf(courseId: string, contentId: string, fingerprint: string, configKey: string): string | null {
+    return this.opened.get(openedKeysKey(courseId, contentId, fingerprint))?.byKey.get(configKey)?.seq ?? null;
+  }
+
   /** How many Config Keys this process keeps for the assessment under `fingerprint`, expired ones not yet dropped included. */
   count(courseId: string, contentId: string, fingerprint: string): number {
     return this.opened.get(openedKeysKey(courseId, contentId, fingerprint))?.bySeq.size ?? 0;

@@ -4,7 +4,7 @@ import { ConfigurationUnavailableError, type ExamConfigurations } from './config
 import { activePolicy, RECENT_POLICY_MAX_AGE_MS, type PolicyReader, type ExamPolicy } from './exam-policy.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock.js';
-import type { ProofTokens } from './proof-token.js';
+import type { ProofTokens, VerifiedProof } from './proof-token.js';
 import type { ExamTokenStore } from './token-store.js';
 
 /**
@@ -25,7 +25,8 @@ import type { ExamTokenStore } from './token-store.js';
  * insert of its id), issues the exit grant, counts both steps and reads the current setting: one round trip, and one
  * transaction, so a failed write never costs the proof. The code is released only if the setting is still fully active
  * under the same fingerprint (a regenerated code or any policy change retires every proof); a grant the statement
- * issued for a setting refused here is withdrawn.
+ * issued for a setting refused here is withdrawn. A proof made with a stored key is spent only while that key is still
+ * valid (a re-admission voids it), and the same statement records the proof and the release for the key's student.
  */
 
 export const PROOF_TOKEN_TTL_SECONDS = 120;
@@ -92,18 +93,21 @@ export class ProofRedemption {
     const { fingerprint } = policy;
     this.rememberFingerprint(courseId, contentId, fingerprint);
     const expected = this.options.sessionHandoff ? null : this.deterministicConfigKey(policy);
-    const matched =
-      (expected !== null && hashMatchesAny(reported, url, [expected])) ||
-      this.matchesKnown(reported, url, { courseId, contentId, fingerprint }) ||
-      hashMatchesAny(reported, url, await store.configKeys.refresh(courseId, contentId, fingerprint));
-    if (!matched) return { ok: false, reason: 'invalid' };
-
-    return { ok: true, proofToken: this.issueToken({ courseId, contentId, fingerprint }) };
+    if (expected !== null && matchingKey(reported, url, [expected]) !== null) {
+      return { ok: true, proofToken: this.issueToken({ courseId, contentId, fingerprint }) };
+    }
+    const stored =
+      this.matchesKnown(reported, url, { courseId, contentId, fingerprint }) ??
+      matchingKey(reported, url, await store.configKeys.refresh(courseId, contentId, fingerprint));
+    if (stored === null) return { ok: false, reason: 'invalid' };
+    // The token names the stored key that proved, so the redemption knows whose download it was.
+    const keySeq = store.configKeys.seqOf(courseId, contentId, fingerprint, stored);
+    return { ok: true, proofToken: this.issueToken({ courseId, contentId, fingerprint }, keySeq) };
   }
 
-  /** A proof token for this binding, valid for {@link PROOF_TOKEN_TTL_SECONDS} from now. */
-  issueToken(binding: { courseId: string; contentId: string; fingerprint: string }): string {
-    return this.options.proofTokens.issue(binding, this.options.clock() + PROOF_TOKEN_TTL_SECONDS * 1000);
+  /** A proof token for this binding, valid for {@link PROOF_TOKEN_TTL_SECONDS} from now, naming the stored key that proved. */
+  issueToken(binding: { courseId: string; contentId: string; fingerprint: string }, keySeq: string | null = null): string {
+    return this.options.proofTokens.issue(binding, this.options.clock() + PROOF_TOKEN_TTL_SECONDS * 1000, keySeq);
   }
 
   async redeem(courseId: string, contentId: string, proofToken: string, signal?: AbortSignal): Promise<RedemptionOutcome> {
@@ -111,8 +115,9 @@ export class ProofRedemption {
     const signed = await this.signedFor(courseId, contentId, proofToken);
     if (signed === 'absent') return { ok: false, reason: 'not-found' };
     if (signed === null || signed.expiresAt <= this.options.clock()) return { ok: false, reason: 'invalid' };
-    const { fingerprint, expiresAt } = signed;
-    const spent = await store.spendProofAndRelease(proofToken, { courseId, contentId, fingerprint }, expiresAt, EXIT_GRANT_TTL_SECONDS, signal);
+    const { fingerprint, expiresAt, keySeq } = signed;
+    const proof = { provenAt: expiresAt - PROOF_TOKEN_TTL_SECONDS * 1000, keySeq };
+    const spent = await store.spendProofAndRelease(proofToken, { courseId, contentId, fingerprint }, expiresAt, EXIT_GRANT_TTL_SECONDS, proof, signal);
     const current = reader.read(spent.settings);
     const policy = current === 'absent' ? null : activePolicy(current);
     const { exit } = spent;
@@ -139,30 +144,30 @@ export class ProofRedemption {
     courseId: string,
     contentId: string,
     token: string,
-  ): Promise<{ fingerprint: string; expiresAt: number } | 'absent' | null> {
+  ): Promise<({ fingerprint: string } & VerifiedProof) | 'absent' | null> {
     const { proofTokens } = this.options;
     const key = `${courseId}/${contentId}`;
     const recent = this.recentFingerprints.get(key);
     if (recent !== undefined) {
-      const expiresAt = proofTokens.verify(token, { courseId, contentId, fingerprint: recent });
-      if (expiresAt !== null) return { fingerprint: recent, expiresAt };
+      const verified = proofTokens.verify(token, { courseId, contentId, fingerprint: recent });
+      if (verified !== null) return { fingerprint: recent, ...verified };
     }
     const read = await this.options.reader.load(courseId, contentId);
     if (read === 'absent') return 'absent';
     if (typeof read !== 'object') return null;
     this.rememberFingerprint(courseId, contentId, read.fingerprint);
     if (read.fingerprint === recent) return null;
-    const expiresAt = proofTokens.verify(token, { courseId, contentId, fingerprint: read.fingerprint });
-    return expiresAt === null ? null : { fingerprint: read.fingerprint, expiresAt };
+    const verified = proofTokens.verify(token, { courseId, contentId, fingerprint: read.fingerprint });
+    return verified === null ? null : { fingerprint: read.fingerprint, ...verified };
   }
 
   /**
    * Whether `reported` is the hash of `url` with one of this process's unexpired opened keys of the assessment. The
    * hashes of a page URL with each key are kept, and only keys opened since the last proof are hashed, so a class
    * proving on the same quiz page costs one hash per new key and a lookup per proof, however many keys the class has;
-   * the matching key must still be known and unexpired, and the match is confirmed in constant time.
+   * the matching key must still be known and unexpired, and the match is confirmed in constant time. Returns that key.
    */
-  private matchesKnown(reported: Buffer, url: string, binding: { courseId: string; contentId: string; fingerprint: string }): boolean {
+  private matchesKnown(reported: Buffer, url: string, binding: { courseId: string; contentId: string; fingerprint: string }): string | null {
     const { store } = this.options;
     const { courseId, contentId, fingerprint } = binding;
     const indexKey = `${courseId}/${contentId}/${fingerprint}\n${url}`;
@@ -181,11 +186,8 @@ export class ProofRedemption {
     for (const key of added.keys) index.byHash.set(hash('sha256', url + key, 'base64'), key);
     index.next = added.next;
     const candidate = index.byHash.get(reported.toString('base64'));
-    return (
-      candidate !== undefined &&
-      store.configKeys.isKnown(courseId, contentId, fingerprint, candidate) &&
-      hashMatchesAny(reported, url, [candidate])
-    );
+    if (candidate === undefined || !store.configKeys.isKnown(courseId, contentId, fingerprint, candidate)) return null;
+    return matchingKey(reported, url, [candidate]);
   }
 
   private rememberFingerprint(courseId: string, contentId: string, fingerprint: string): void {
@@ -210,12 +212,12 @@ export class ProofRedemption {
 }
 
 /**
- * Whether `reported` is `SHA-256(url + key)` for any key, compared in constant time for each. Every candidate is
- * compared (which one matched is not worth hiding); one-shot hashing keeps a class's worth of keys well under a
- * millisecond.
+ * The key for which `reported` is `SHA-256(url + key)`, compared in constant time for each; `null` when none is. Every
+ * candidate is compared (which one matched is not worth hiding); one-shot hashing keeps a class's worth of keys well
+ * under a millisecond.
  */
-function hashMatchesAny(reported: Buffer, url: string, keys: readonly string[]): boolean {
-  let matched = false;
-  for (const key of keys) if (timingSafeEqual(reported, hash('sha256', url + key, 'buffer'))) matched = true;
+function matchingKey(reported: Buffer, url: string, keys: readonly string[]): string | null {
+  let matched: string | null = null;
+  for (const key of keys) if (timingSafeEqual(reported, hash('sha256', url + key, 'buffer'))) matched = key;
   return matched;
 }

@@ -8,6 +8,7 @@ import { OpenedConfigKeys } from './opened-config-keys.js';
 import { SETTING_MAY_RELEASE_CODE, SETTING_MAY_REQUIRE_EXAM_BROWSER, settingsJoin } from '../settings/settings-codec.js';
 import { SETTINGS_TEXT_COLUMN } from '../settings/settings-text.js';
 import { deriveExamBrowserKey } from '../../security/exam-browser-keys.js';
+import { recordStepsSql, withdrawReleaseStepSql } from '../exam-day/student-steps.js';
 
 /**
  * Storage of the flow's tokens (`exb_student_token`) and the statements that read a token together with the settings
@@ -60,6 +61,8 @@ export interface NewExamToken {
   readonly payload?: unknown;
   /** A token drawn beforehand (with `randomToken`) because another token's payload names it. */
   readonly token?: string;
+  /** The student the token belongs to (not secret): the exam-day record names them, a re-admission voids by it. */
+  readonly lmsUserId?: string | null;
 }
 
 export interface IssuedExamToken {
@@ -108,8 +111,11 @@ export class ExamTokenStore {
     this.configKeys = new OpenedConfigKeys(pool, deriveExamBrowserKey(appSecret, 'config-key'), clock);
   }
 
-  /** Inserts all tokens in one statement and returns them in the same order. */
-  async issue(tokens: readonly NewExamToken[]): Promise<IssuedExamToken[]> {
+  /**
+   * Inserts all tokens in one statement and returns them in the same order. With `granted`, the same statement records
+   * the student's configuration grant in their exam-day record.
+   */
+  async issue(tokens: readonly NewExamToken[], granted?: { courseId: string; contentId: string; lmsUserId: string }): Promise<IssuedExamToken[]> {
     const now = this.clock();
     const values: unknown[] = [];
     const rows: string[] = [];
@@ -122,14 +128,19 @@ export class ExamTokenStore {
           ? null
           : seal(this.payloadKey, Buffer.from(JSON.stringify(spec.payload), 'utf8'), payloadBinding(id, spec));
       const base = values.length;
-      rows.push(`($${base + 1}, $${base + 2}, $${base + 3}, $${base + 4}, $${base + 5}, $${base + 6}, $${base + 7})`);
-      values.push(id, spec.purpose, spec.courseId, spec.contentId, spec.fingerprint, payload, expiresAt);
+      rows.push(`(${Array.from({ length: 8 }, (_, index) => `$${base + index + 1}`).join(', ')})`);
+      values.push(id, spec.purpose, spec.courseId, spec.contentId, spec.fingerprint, payload, expiresAt, spec.lmsUserId ?? null);
       return { token, expiresAt };
     });
-    await this.pool.query(
-      `insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at) values ${rows.join(', ')}`,
-      values,
-    );
+    const insert = `insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at, lms_user_id) values ${rows.join(', ')}`;
+    if (granted === undefined) {
+      await this.pool.query(insert, values);
+      return issued;
+    }
+    const base = values.length;
+    values.push(granted.courseId, granted.contentId, granted.lmsUserId, new Date(now));
+    const [course, content, student, at] = [1, 2, 3, 4].map((offset) => `$${base + offset}`) as [string, string, string, string];
+    await this.pool.query(`with issued as (${insert}) ${recordStepsSql({ grant: at }, { course, content, student, at }, '')}`, values);
     return issued;
   }
 
@@ -140,14 +151,17 @@ export class ExamTokenStore {
    */
   async peekWithPolicy<T>(purpose: ExamTokenPurpose, token: string, courseId: string, contentId: string, count?: ActivityKind): Promise<TokenRead<T>> {
     const id = sha256Hex(token);
+    // The step counts, and is recorded for the token's student, when the token is valid and the setting may still
+    // require the exam browser.
+    const valid = `from exb_student_token c where c.id = $1 and c.purpose = $2 and c.course_id = $3 and c.content_id = $4
+              and c.consumed_at is null and c.expires_at > $5
+              and exists (select 1 from assessment_setting s where s.course_id = $3 and s.content_id = $4
+                and ${SETTING_MAY_REQUIRE_EXAM_BROWSER})`;
     const counted =
       count === undefined
         ? ''
-        : `with counted as (${countActivitySql(count, { course: '$3', content: '$4', at: '$5' }, `where exists (
-            select 1 from exb_student_token c where c.id = $1 and c.purpose = $2 and c.course_id = $3 and c.content_id = $4
-              and c.consumed_at is null and c.expires_at > $5)
-            and exists (select 1 from assessment_setting s where s.course_id = $3 and s.content_id = $4
-              and ${SETTING_MAY_REQUIRE_EXAM_BROWSER})`)}) `;
+        : `with counted as (${countActivitySql(count, { course: '$3', content: '$4', at: '$5' }, `where exists (select 1 ${valid})`)}),
+          stepped as (${recordStepsSql({ [count]: '$5' }, { course: '$3', content: '$4', student: 'c.lms_user_id', at: '$5' }, `${valid} and c.lms_user_id is not null`)}) `;
     const result = await this.pool.query<SettingsTextColumn & TokenColumns>({
       name: count === undefined ? 'exb-student-token-peek' : `exb-student-token-peek-${count}`,
       text: `${counted}select t.fingerprint as token_fingerprint, t.payload as token_payload, ${SETTINGS_TEXT_COLUMN}
@@ -174,6 +188,7 @@ export class ExamTokenStore {
     binding: { courseId: string; contentId: string; fingerprint: string },
     expiresAt: number,
     exitTtlSeconds: number,
+    proof: { provenAt: number; keySeq: string | null },
     signal?: AbortSignal,
   ): Promise<{ token: { fingerprint: string } | null; settings: string; exit: IssuedRelease | null }> {
     const id = sha256Hex(token);
@@ -183,15 +198,20 @@ export class ExamTokenStore {
     signal?.throwIfAborted();
     const result = await this.pool.query<SettingsTextColumn & { token_fingerprint: string | null; released: boolean; prior_release_at: Date | null }>({
       name: 'exb-student-token-spend-proof-and-release',
-      text: `with spent as (
-          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at, consumed_at)
-          values ($1, 'access-proof', $3, $4, $5, $6, $7)
+      text: `with proven_key as (
+          select k.lms_user_id from exb_student_token k
+           where k.config_key_seq = $9::bigint and k.course_id = $3 and k.content_id = $4 and k.config_key_expires_at > $7
+        ),
+        spent as (
+          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at, consumed_at, lms_user_id)
+          select $1, 'access-proof', $3, $4, $5, $6, $7, (select lms_user_id from proven_key)
+           where $9::bigint is null or exists (select 1 from proven_key)
           on conflict (id) do nothing
-          returning fingerprint
+          returning fingerprint, lms_user_id
         ),
         released as (
-          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at)
-          select $2, 'exit-grant', $3, $4, $5, $8 from spent
+          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, expires_at, lms_user_id)
+          select $2, 'exit-grant', $3, $4, $5, $8, spent.lms_user_id from spent
            where exists (select 1 from assessment_setting s where s.course_id = $3 and s.content_id = $4
              and ${SETTING_MAY_RELEASE_CODE})
           returning id
@@ -200,6 +220,11 @@ export class ExamTokenStore {
           { proof: '1', release: 'r.n' },
           { course: '$3', content: '$4', at: '$7' },
           'from spent cross join (select count(*)::int as n from released) as r',
+        )}),
+        stepped as (${recordStepsSql(
+          { proof: '$10', release: 'case when r.n > 0 then $7::timestamptz end' },
+          { course: '$3', content: '$4', student: 'spent.lms_user_id', at: '$7' },
+          'from spent cross join (select count(*)::int as n from released) as r where spent.lms_user_id is not null',
         )})
         select sp.fingerprint as token_fingerprint,
                exists (select 1 from released) as released,
@@ -208,7 +233,18 @@ export class ExamTokenStore {
         from (select 1) as one
         left join spent sp on true
         ${SETTINGS_JOIN}`,
-      values: [id, sha256Hex(exitToken), binding.courseId, binding.contentId, binding.fingerprint, new Date(expiresAt), new Date(now), exitExpiresAt],
+      values: [
+        id,
+        sha256Hex(exitToken),
+        binding.courseId,
+        binding.contentId,
+        binding.fingerprint,
+        new Date(expiresAt),
+        new Date(now),
+        exitExpiresAt,
+        proof.keySeq,
+        new Date(proof.provenAt),
+      ],
     });
     const row = result.rows[0]!;
     return {
@@ -223,11 +259,13 @@ export class ExamTokenStore {
   /**
    * The compensation of {@link spendProofAndRelease} for a grant whose setting the caller refuses after all (it changed
    * since the proof, or its code cannot be opened): deletes the never-revealed exit grant and takes back its counted
-   * release, in one statement. The proof stays spent, as a refused redemption spends it.
+   * release, and its record in the student's exam-day steps, in one statement. The proof stays spent, as a refused
+   * redemption spends it.
    */
   async withdrawRelease(exit: IssuedRelease): Promise<void> {
     await this.pool.query(
-      `with withdrawn as (delete from exb_student_token where id = $1 and purpose = 'exit-grant' returning id)
+      `with withdrawn as (delete from exb_student_token where id = $1 and purpose = 'exit-grant' returning id, lms_user_id),
+            unrecorded as (${withdrawReleaseStepSql({ course: '$2', content: '$3', student: '(select lms_user_id from withdrawn)', at: '$4' })})
        ${withdrawReleaseSql({ course: '$2', content: '$3', at: '$4', prior: '$5' }, 'exists (select 1 from withdrawn)')}`,
       [sha256Hex(exit.token), exit.courseId, exit.contentId, exit.releasedAt, exit.priorReleaseAt],
     );
@@ -306,12 +344,17 @@ export class ExamTokenStore {
                  config_key_seq = case when $7::bytea is null then null else nextval('exb_config_key_seq') end
            where id = $1 and purpose = $2 and course_id = $3 and content_id = $4 and fingerprint = $6
              and consumed_at is null and expires_at > $5
-          returning config_key_seq::text as seq
+          returning config_key_seq::text as seq, lms_user_id
         ),
         counted as (${countActivitySql('download', { course: '$3', content: '$4', at: '$5' }, 'from spent')}),
+        stepped as (${recordStepsSql(
+          { download: '$5' },
+          { course: '$3', content: '$4', student: 'spent.lms_user_id', at: '$5' },
+          'from spent where spent.lms_user_id is not null',
+        )}),
         started as (
-          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at)
-          select $9, 'session-start', $3, $4, $6, $10, $11 from spent where $9::text is not null
+          insert into exb_student_token (id, purpose, course_id, content_id, fingerprint, payload, expires_at, lms_user_id)
+          select $9, 'session-start', $3, $4, $6, $10, $11, spent.lms_user_id from spent where $9::text is not null
         )
         select exists (select 1 from spent) as spent, sp.seq as config_key_seq, ${SETTINGS_TEXT_COLUMN}
         from (select 1) as one
@@ -422,4 +465,21 @@ export class ExamTokenStore {
 
 function payloadBinding(id: string, binding: Pick<NewExamToken, 'purpose' | 'courseId' | 'contentId' | 'fingerprint'>): string {
   return `exb_student_token:${id}:${binding.purpose}:${binding.courseId}:${binding.contentId}:${binding.fingerprint}`;
+}
+
+/**
+ * A re-admission's voiding of one student's outstanding tokens of an assessment, for use as a data-modifying CTE: open
+ * config grants and their launch handoffs, session starts and exit grants expire at `at`, and so do the Config Keys of
+ * the student's downloaded configurations, so a proof made with one of them is refused when redeemed (the statement
+ * that spends a proof checks its key). `course`, `content`, `student` and `at` are SQL expressions; returns the
+ * voided rows' `purpose`.
+ */
+export function voidStudentTokensSql(values: { course: string; content: string; student: string; at: string }): string {
+  const at = `${values.at}::timestamptz`;
+  return `update exb_student_token t
+        set expires_at = least(t.expires_at, ${at}),
+            config_key_expires_at = case when t.config_key_expires_at is null then null else least(t.config_key_expires_at, ${at}) end
+      where t.course_id = ${values.course}::text and t.content_id = ${values.content}::text and t.lms_user_id = ${values.student}::text
+        and ((t.consumed_at is null and t.expires_at > ${at}) or t.config_key_expires_at > ${at})
+      returning t.purpose`;
 }

@@ -12,11 +12,6 @@ export const EXAM_DAY_LMS_READ_INTERVAL_MS = 60_000;
 /** A student no roster read has listed for this long leaves the board's roster (`ExamDayLmsStore.writeRoster`). */
 export const EXAM_DAY_ROSTER_STALE_MS = 10 * 60_000;
 
-/**
- * How long the LMS reads behind boards and the roster students they found are kept after their last read: the
- * retention of exam-day records (`EXAM_DAY_RETENTION_DAYS`), 30 days by default.
- */
-export const EXAM_DAY_LMS_READ_RETENTION_MS = 30 * 86_400_000;
 
 /** A board read waits at most this long for the LMS; the board then shows what was stored before. */
 const LMS_READ_DEADLINE_MS = 10_000;

@@ -12,6 +12,7 @@ import { LmsAuthorizationRequiredError } from '../../../lms/errors.js';
 import { isSameOriginOrUnmarked } from '../../../security/fetch-metadata.js';
 import { router } from '../../init.js';
 import { repairMessage } from '../../presenters.js';
+import { readmitInput } from '../exam-day-input.js';
 import { alertView } from '../../../domain/pre-exam-sweep/alert-view.js';
 import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './procedures.js';
 import { adminPresetsRouter } from './presets.js';
@@ -130,6 +131,14 @@ export const adminRouter = router({
     examDayBoard: adminQuery
       .input(assessmentInput)
       .query(({ ctx, input }) => ctx.admin.courses.examDayBoard(ctx.principal.accountId, input.courseId, input.assessmentId, ctx.lms)),
+
+    /** Addition: re-admits one student who is stuck on exam day, with a required reason (audited). */
+    readmitStudent: adminMutation
+      .input(assessmentInput.extend(readmitInput))
+      .mutation(async ({ ctx, input }) => ({
+        success: true as const,
+        ...(await ctx.admin.courses.readmitStudent(by(ctx), ctx.principal.accountId, input.courseId, input.assessmentId, input.lmsUserId, input.reason)),
+      })),
 
     /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */
     urlRuleReadings: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.courses.urlRuleReadings(ctx.principal.accountId, input.courseId)),

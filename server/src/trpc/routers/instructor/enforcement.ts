@@ -4,6 +4,7 @@ import { effectiveWebsiteRules, statusView } from '../../../domain/enforcement/s
 import { defaultAssessmentSettings } from '../../../domain/settings/model.js';
 import { authorizationStatus } from '../../../oauth/status.js';
 import { router } from '../../init.js';
+import { readmitInput } from '../exam-day-input.js';
 import { disabledSetting, enabledSetting, repairMessage } from '../../presenters.js';
 import { ASSESSMENT_ID_MAX_LENGTH, assessmentIdInput, assessmentInput, instructorMutation, instructorQuery, scopedAssessment } from './procedures.js';
 
@@ -106,6 +107,12 @@ export const enforcementRouter = router({
   examDayBoard: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
     const ref = await scopedAssessment(ctx, input);
     return ctx.services.examDay.readWithLms(ref.courseId, ref.contentId, ctx.lms);
+  }),
+
+  /** Re-admits one student who is stuck on exam day, with a required reason (audited). */
+  readmitStudent: instructorMutation.input(assessmentInput.extend(readmitInput)).mutation(async ({ ctx, input }) => {
+    const ref = await scopedAssessment(ctx, input);
+    return { success: true as const, ...(await ctx.services.readmission.readmit(by(ctx), ref, input.lmsUserId, input.reason)) };
   }),
 
   status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
