@@ -160,6 +160,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     appSecret: config.secrets.appSecret,
     baseUrl: config.baseUrl,
     managedExitPassword: config.exb.managedQuitPassword,
+    clock,
   });
   return {
     config,

@@ -24,6 +24,9 @@ export const AUDIT_ACTIONS = [
   'tool-preset.rollout',
   'tool-preset.reconcile',
   'course.reset',
+  'exam-day.exempt',
+  'exam-day.exemption-use',
+  'exam-day.code-sheet',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

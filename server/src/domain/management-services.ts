@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { AuditLog } from '../audit/audit-log.js';
-import { systemClock } from '../clock.js';
+import { systemClock, type Clock } from '../clock.js';
 import { ActivityCounters } from './activity/activity-counters.js';
 import { AssessmentActivityService } from './activity/assessment-activity.js';
 import { AssessmentCache } from './assessments/assessment-cache.js';
@@ -10,6 +10,8 @@ import { AssessmentPolicyService } from './assessment-policy/policy-service.js';
 import { CourseDefaultsService } from './course-defaults/course-defaults-service.js';
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { ExamDayBoard } from './exam-day/board.js';
+import { CodeSheetService } from './exam-day/code-sheet.js';
+import { ExamDayExemptions } from './exam-day/exemptions.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
 import { UnmanagedCodeScan } from './enforcement/unmanaged-code.js';
 import { ManagementLocks } from './locks.js';
@@ -37,6 +39,10 @@ export interface ManagementServices {
   readonly urlRules: UrlRuleRepairService;
   /** Exam day: every student's way into an enforced assessment. */
   readonly examDay: ExamDayBoard;
+  /** Exam day: one student's exemption from the exam browser, granted and used. */
+  readonly exemptions: ExamDayExemptions;
+  /** Exam day: the administrator's printable sheet of current access codes for an outage. */
+  readonly codeSheet: CodeSheetService;
 }
 
 export interface ManagementDependencies {
@@ -48,11 +54,14 @@ export interface ManagementDependencies {
   readonly baseUrl: string;
   /** The operator's server-default exit password (`EXB_MANAGED_QUIT_PASSWORD`), never shown. */
   readonly managedExitPassword: string | null | undefined;
+  /** The service clock; exemptions expire by it. */
+  readonly clock?: Clock;
 }
 
 /** Wires the management services once, at start (`app.ts`), over the shared settings repository and locks. */
 export function createManagementServices(deps: ManagementDependencies): ManagementServices {
   const { db, logger, baseUrl, managedExitPassword, audit } = deps;
+  const clock = deps.clock ?? systemClock;
   const settings = createSettingsRepository(db, deps.appSecret);
   const assessments = new AssessmentCache(db.orm);
   const locks = new ManagementLocks(db.orm, logger);
@@ -71,6 +80,8 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     passwords: new PasswordRevealService(settings, managedExitPassword, audit),
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
     urlRules: new UrlRuleRepairService({ settings, locks, audit }),
-    examDay: new ExamDayBoard(db.orm, systemClock),
+    examDay: new ExamDayBoard(db.orm, clock),
+    exemptions: new ExamDayExemptions({ orm: db.orm, settings, audit, clock }),
+    codeSheet: new CodeSheetService(settings, audit, clock),
   };
 }

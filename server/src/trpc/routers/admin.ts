@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ADMIN_PAGE_LIMIT } from '@exb/shared/admin-courses.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
+import { CODE_SHEET_MAX_ASSESSMENTS, helpReasonSchema, helpStudentIdSchema } from '@exb/shared/exam-day-help.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { auditFilterSchema } from '../../domain/activity/audit-views.js';
 import type { SettingView } from '../../domain/enforcement/enforcement-service.js';
@@ -111,6 +112,33 @@ export const adminRouter = router({
     examDayBoard: adminQuery
       .input(assessmentInput)
       .query(({ ctx, input }) => ctx.admin.courses.examDayBoard(ctx.principal.accountId, input.courseId, input.assessmentId)),
+
+    /** Addition (exam day): lets one named student get the assessment's access code once without the exam browser. */
+    exemptStudent: adminMutation
+      .input(assessmentInput.extend({ lmsUserId: helpStudentIdSchema, reason: helpReasonSchema }))
+      .mutation(({ ctx, input }) =>
+        ctx.admin.courses.exemptStudent(by(ctx), ctx.principal.accountId, input.courseId, input.assessmentId, input.lmsUserId, input.reason),
+      ),
+
+    /** Addition (exam day): the printable sheet of the current access codes of chosen assessments, for an outage. */
+    codeSheet: adminMutation
+      .input(
+        z.object({
+          reason: helpReasonSchema,
+          selections: z
+            .array(z.object({ courseId, assessmentIds: z.array(assessmentId).min(1).max(CODE_SHEET_MAX_ASSESSMENTS) }))
+            .min(1)
+            .max(CODE_SHEET_MAX_ASSESSMENTS)
+            .refine((selections) => selections.reduce((sum, selection) => sum + selection.assessmentIds.length, 0) <= CODE_SHEET_MAX_ASSESSMENTS, {
+              message: `At most ${CODE_SHEET_MAX_ASSESSMENTS} assessments per sheet.`,
+            }),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        // Refusals too: the request asked for secrets.
+        Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
+        return ctx.admin.courses.codeSheet(by(ctx), ctx.principal.accountId, input.selections, input.reason);
+      }),
 
     /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */
     urlRuleReadings: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.courses.urlRuleReadings(ctx.principal.accountId, input.courseId)),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EXB_POLICY_LIMITS, exbPasswordSchema, normalizeUrlRules, policySchema, checkNoQuizToolDefinitions } from '@exb/shared/exb-policy.js';
 import { normalizeContentId } from '@exb/shared/content-id.js';
+import { helpReasonSchema, helpStudentIdSchema } from '@exb/shared/exam-day-help.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { auditedBy as by } from '../../audit/audited.js';
 import { assessmentNotFound, requireSessionCourse, type AssessmentRef } from '../../domain/assessments/scope.js';
@@ -189,6 +190,14 @@ export const instructorRouter = router({
         ]),
       );
     }),
+
+    /**
+     * Addition (exam day): lets one named student of the course get the assessment's access code once, on their own
+     * tool page without the exam browser, for a few minutes. The answer never carries the code.
+     */
+    exemptStudent: instructorMutation
+      .input(assessmentInput.extend({ lmsUserId: helpStudentIdSchema, reason: helpReasonSchema }))
+      .mutation(async ({ ctx, input }) => ctx.services.exemptions.grant(by(ctx), await scopedAssessment(ctx, input), input.lmsUserId, input.reason)),
 
     /** `POST /api/quizzes/course/:courseId/refresh`: discovery through the instructor's grant. */
     refresh: instructorMutation.input(courseInput).mutation(async ({ ctx, input }) => {
