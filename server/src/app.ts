@@ -261,6 +261,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   scheduleHousekeeping(app, {
     oneTimeTokens: ctx.oneTimeStore,
     examBrowserTokens: ctx.examBrowser.store,
+    examDayExemptions: ctx.management.exemptions,
     auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
   });
   const verifier = createAccessCodeVerifier(ctx);

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EXEMPTION_TTL_SECONDS } from '@exb/shared/exam-day-help.js';
 import { ADMIN_AND_APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { AuditLog } from '../../src/audit/audit-log.js';
+import { ExamDayExemptions } from '../../src/domain/exam-day/exemptions.js';
 import type { Principal } from '../../src/identity/principal.js';
+import { createLogger } from '../../src/logger.js';
 import { ACTION_TOKEN_HEADER } from '../../src/security/action-token.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../../src/security/sensitive-headers.js';
 import { expectNoSecretsInTrail } from '../support/audit-secrets.js';
@@ -237,5 +240,16 @@ describe('using an exemption', () => {
     const refused = await release();
     expect(refused.statusCode).toBe(410);
     expect(await sql('select used_at from exb_exam_day_exemption')).toEqual([{ used_at: null }]);
+  });
+
+  it('is purged a day after it lapsed, once the page no longer shows it', async () => {
+    const exemptions = new ExamDayExemptions({ orm: h.t.db.orm, settings: h.settings, audit: new AuditLog(h.t.db.orm, createLogger('silent')), clock: h.clock.read });
+    expect((await exempt()).statusCode).toBe(200);
+    h.clock.advance(EXEMPTION_TTL_SECONDS + 86_000);
+    expect(await exemptions.purgeExpired()).toBe(0);
+    h.clock.advance(1_000);
+    expect((await studentPage()).exemptions).toBeUndefined();
+    expect(await exemptions.purgeExpired()).toBe(1);
+    expect(await sql('select * from exb_exam_day_exemption')).toEqual([]);
   });
 });

@@ -159,4 +159,14 @@ export class ExamDayExemptions {
     );
     return rows[0]?.used === true;
   }
+
+  /** Deletes exemptions the student's page no longer shows (used or lapsed a day ago); housekeeping calls it. */
+  async purgeExpired(): Promise<number> {
+    const result = await this.connection.execute<{ affectedRows?: number }>(
+      'delete from exb_exam_day_exemption where expires_at < ?',
+      [new Date(this.deps.clock() - OFFER_SHOWN_FOR_MS)],
+      'run',
+    );
+    return result.affectedRows ?? 0;
+  }
 }
