@@ -10,7 +10,7 @@ import { SENSITIVE_RESPONSE_HEADERS } from '../../src/security/sensitive-headers
 import { expectNoSecretsInTrail } from '../support/audit-secrets.js';
 import { bootstrapOf } from '../support/oauth-testbed.js';
 import { admin, contextIdFor } from '../support/sessions.js';
-import { ACCESS_CODE, COURSE, createStudentHarness, instructor, QUIZ, SAME_ORIGIN, student, type StudentHarness } from '../student/harness.js';
+import { ACCESS_CODE, COURSE, createStudentHarness, instructor, NEW_QUIZ, QUIZ, SAME_ORIGIN, student, type StudentHarness } from '../student/harness.js';
 
 /**
  * Exam day, the exemption from the exam browser: the course's instructor or a root administrator grants it to one
@@ -251,5 +251,14 @@ describe('using an exemption', () => {
     expect((await studentPage()).exemptions).toBeUndefined();
     expect(await exemptions.purgeExpired()).toBe(1);
     expect(await sql('select * from exb_exam_day_exemption')).toEqual([]);
+  });
+
+  it('works for a new quiz through the address the page is given', async () => {
+    await h.enforce(NEW_QUIZ, { accessCode: 'new-quiz-code-2211' });
+    const granted = await exempt(instructor(), { lmsUserId: '3', reason: REASON }, `/api/quizzes/${COURSE}/${encodeURIComponent(NEW_QUIZ)}/exb/exempt-student`);
+    expect(granted.statusCode).toBe(200);
+    const offers = (await studentPage()).exemptions as { contentId: string; releaseUrl: string }[];
+    expect(offers.map((offer) => offer.contentId)).toEqual([NEW_QUIZ]);
+    expect((await release(student(), offers[0]!.releaseUrl)).json()).toEqual({ success: true, accessCode: 'new-quiz-code-2211' });
   });
 });
