@@ -1,13 +1,24 @@
 import type { Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoSeed } from '../src/lms/index.js';
 import { browserAvailable } from '../src/support/browser.js';
 import { seriousViolations } from '../src/support/axe.js';
-import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView } from '../src/support/tool-frame.js';
+import { approveLmsAuthorization, callInFrame, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView } from '../src/support/tool-frame.js';
 import { COURSE, QUIZ_ID, QUIZ_TITLE, StudentSession } from './student-session.js';
 
 const EXEMPTION_HEADING = 'Your teacher has let you take this exam without the exam browser';
 const REASON = 'Screen reader needed; the exam browser blocks it';
 const SHEET_REASON = 'Campus network down during the midterm';
+
+/** A student of the demo course whose LMS speaks German. */
+const GERMAN_STUDENT = { id: 90, name: 'Jonas Becker', persona: 'student-de', label: 'German student', locale: 'de-DE' };
+
+function seedWithGermanStudent() {
+  const seed = demoSeed();
+  seed.users.push({ ...GERMAN_STUDENT, email: 'jonas.becker@example.edu' });
+  seed.enrollments = [...(seed.enrollments ?? []), { userId: GERMAN_STUDENT.id, courseId: Number(COURSE), type: 'student' }];
+  return seed;
+}
 
 /**
  * Exam day in Chromium: a teacher exempts student 1 from the exam browser with a reason; the student launches the tool
@@ -19,7 +30,11 @@ describe.runIf(browserAvailable())('exam day: exemption from the exam browser an
   let accessCode: string;
 
   beforeAll(async () => {
-    session = await StudentSession.start({ oauthClientSecret: 'exam-day-exemption-oauth-client-secret', screenshotsVariable: 'E2E_SCREENSHOT_DIR' });
+    session = await StudentSession.start({
+      oauthClientSecret: 'exam-day-exemption-oauth-client-secret',
+      seed: seedWithGermanStudent(),
+      screenshotsVariable: 'E2E_SCREENSHOT_DIR',
+    });
     await session.requireExamBrowserForQuiz();
     accessCode = session.lms.state.quizzes.get(QUIZ_ID)!.accessCode!;
   }, 120_000);
@@ -68,6 +83,10 @@ describe.runIf(browserAvailable())('exam day: exemption from the exam browser an
 
     // The assessment's activity shows the grant.
     await frame.getByRole('region', { name: 'Activity' }).getByText('Student exempted from the exam browser').first().waitFor({ timeout: PAGE_TIMEOUT_MS });
+    // The German student too, through the contract's REST path beside the others.
+    const second = await callInFrame(frame, 'POST', `/api/quizzes/${COURSE}/${QUIZ_ID}/exb/exempt-student`, { lmsUserId: String(GERMAN_STUDENT.id), reason: REASON });
+    expect(second).toMatchObject({ status: 200, body: { success: true, lmsUserId: String(GERMAN_STUDENT.id) } });
+    expect(JSON.stringify(second.body)).not.toContain(accessCode);
     await page.close();
   });
 
@@ -107,6 +126,23 @@ describe.runIf(browserAvailable())('exam day: exemption from the exam browser an
     expect(await used.getByRole('button', { name: 'Show the access code' }).count()).toBe(0);
     expect(await again.content()).not.toContain(accessCode);
     await session.screenshot(page, 'exam-day-student-used', again);
+  });
+
+  it('a German student at 360 px reads the exemption in German and gets the code once', { timeout: WALK_STEP_MS }, async () => {
+    const { page } = await session.newBrowser({ viewport: { width: 360, height: 780 } });
+    const frame = await launchIntoToolFrame(page, session.lms.launchPageUrl, `Launch as ${GERMAN_STUDENT.label}`, session.serviceUrl);
+    expect(await waitForView(frame, 'student')).toMatchObject({ locale: 'de' });
+    const panel = frame.getByRole('region', { name: 'Ihre Lehrkraft erlaubt Ihnen, diese Prüfung ohne den Exam-Browser abzulegen' });
+    await panel.waitFor({ timeout: PAGE_TIMEOUT_MS });
+    // Nothing scrolls sideways in the narrow frame.
+    expect(await frame.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    expect(await seriousViolations(page, { frame: 'iframe[name="tool_content"]' })).toEqual([]);
+    await session.screenshot(page, 'exam-day-student-exemption-german', frame);
+    await panel.getByRole('button', { name: 'Zugangscode anzeigen' }).click();
+    await expect.poll(() => panel.getByTestId('exemption-code').textContent(), { timeout: PAGE_TIMEOUT_MS }).toBe(accessCode);
+    await panel.getByText(/Notieren oder kopieren Sie den Code jetzt/).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await session.screenshot(page, 'exam-day-student-code-shown-german', frame);
+    await page.close();
   });
 
   it('the administrator prints a code sheet of the course, with a reason', { timeout: WALK_STEP_MS }, async () => {
@@ -162,6 +198,8 @@ describe.runIf(browserAvailable())('exam day: exemption from the exam browser an
       );
     expect(rows.map(({ action, outcome }) => [action, outcome])).toEqual([
       ['exam-day.exempt', 'success'],
+      ['exam-day.exempt', 'success'],
+      ['exam-day.exemption-use', 'success'],
       ['exam-day.exemption-use', 'success'],
       ['exam-day.code-sheet', 'success'],
     ]);
