@@ -286,6 +286,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   scheduleHousekeeping(app, {
     oneTimeTokens: ctx.oneTimeStore,
     examBrowserTokens: ctx.examBrowser.store,
+    examDayExemptions: ctx.management.exemptions,
     auditTrail: { purgeExpired: () => ctx.audit.purgeOlderThan(new Date(Date.now() - config.audit.retentionDays * 86_400_000)) },
     preExamSweeps: ctx.management.sweepRecords,
     examDayLmsReads: { purgeExpired: () => ctx.management.examDay.lmsStore.purgeOlderThan(new Date(Date.now() - config.examDay.retentionDays * 86_400_000)) },

@@ -27,6 +27,9 @@ export const AUDIT_ACTIONS = [
   'tool-preset.reconcile',
   'course.reset',
   'exam-day.readmit',
+  'exam-day.exempt',
+  'exam-day.exemption-use',
+  'exam-day.code-sheet',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -123,6 +123,8 @@ export const ERROR_STATUS = {
   INVALID_EXB_CONFIG_PROOF: 403,
   INVALID_EXB_PROOF_TOKEN: 403,
   INVALID_EXB_SETUP_CHECK_PROOF: 403,
+  /** Addition (exam day): no unused, unexpired exemption from the exam browser for this student and assessment. */
+  EXAM_DAY_EXEMPTION_UNAVAILABLE: 410,
 
   // LTI launches (Document 1), shown as the code of the launch error page rather than as an `error_code`
   /** The LMS left a signed substitution the registration asks for unexpanded: the registration is out of date. */

@@ -32,6 +32,8 @@ export const LAUNCH_HANDOFF_ROUTE = { method: 'GET', path: '/exb/launch-handoff'
 export const CONFIG_DOWNLOAD_ROUTE = { method: 'GET', path: '/exb/config/:courseId/:fileName' } as const;
 export const SESSION_READINESS_ROUTE = { method: 'POST', path: '/api/exb/session-readiness' } as const;
 export const SESSION_READINESS_DISMISS_ROUTE = { method: 'POST', path: '/api/exb/session-readiness/dismiss' } as const;
+/** Exam day: the student's own page asks for the access code an exemption from the exam browser releases once. */
+export const EXEMPTION_RELEASE_ROUTE = { method: 'POST', path: '/api/exb/exemption/:courseId/:contentId/release' } as const;
 /** The LTI 1.3 login initiation the LMS starts a launch with. */
 export const LTI_LOGIN_ROUTE = { method: 'POST', path: '/lti/login' } as const;
 
@@ -53,6 +55,7 @@ export const SERVICE_ROUTES = {
   configDownload: CONFIG_DOWNLOAD_ROUTE,
   sessionReadiness: SESSION_READINESS_ROUTE,
   sessionReadinessDismiss: SESSION_READINESS_DISMISS_ROUTE,
+  exemptionRelease: EXEMPTION_RELEASE_ROUTE,
   ltiLogin: LTI_LOGIN_ROUTE,
 } as const satisfies Record<string, ServiceRoute>;
 

@@ -7,6 +7,7 @@ import { defineView } from '../lib/define-view';
 import { localPath, useReloadUrl } from '../lib/launch';
 import { httpUrl, optional, z } from '../lib/zod';
 import { DownloadControl } from './student/DownloadControl';
+import { ExemptionPanel } from './student/ExemptionPanel';
 import { SessionReadiness } from './student/SessionReadiness';
 import { StatusMessage } from './student/StatusMessage';
 import { useConfigDownload, type DownloadTarget } from './student/use-config-download';
@@ -40,6 +41,18 @@ const schema = z.object({
   courseUnverified: optional(z.literal(true)),
   /** Whether the student asked not to see the session-readiness prompt again. */
   sessionReadiness: optional(z.object({ dismissed: z.boolean() })),
+  /** Exemptions from the exam browser the student's teacher granted lately: waiting, used or lapsed. Never a code. */
+  exemptions: optional(
+    z.array(
+      z.object({
+        contentId: z.string().min(1),
+        title: z.string(),
+        expiresAt: z.iso.datetime(),
+        usedAt: z.iso.datetime().nullable(),
+        releaseUrl: localPath,
+      }),
+    ),
+  ),
 });
 
 type Data = z.output<typeof schema>;
@@ -70,6 +83,8 @@ function Student({ data }: { data: Data }) {
         {data.userName ? `${t('page.welcome', { name: data.userName })} ` : ''}
         {t('page.intro')}
       </Text>
+
+      {data.exemptions?.map((offer) => <ExemptionPanel key={offer.contentId} offer={offer} untitled={t('list.untitled')} />)}
 
       <View as="section" display="block" margin="medium 0" aria-labelledby="required-heading">
         <Heading level="h2" id="required-heading" margin="0 0 small">

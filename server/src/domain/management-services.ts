@@ -11,6 +11,8 @@ import { CourseDefaultsService } from './course-defaults/course-defaults-service
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { ExamDayBoard } from './exam-day/board.js';
 import { StudentReadmission } from './exam-day/readmission.js';
+import { CodeSheetService } from './exam-day/code-sheet.js';
+import { ExamDayExemptions } from './exam-day/exemptions.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
 import { OriginalAdoption } from './enforcement/adopt-original.js';
 import { UnmanagedCodeScan } from './enforcement/unmanaged-code.js';
@@ -48,6 +50,10 @@ export interface ManagementServices {
   readonly adoption: OriginalAdoption;
   /** Exam day: re-admitting one student who is stuck (`exam-day/readmission.ts`). */
   readonly readmission: StudentReadmission;
+  /** Exam day: one student's exemption from the exam browser, granted and used. */
+  readonly exemptions: ExamDayExemptions;
+  /** Exam day: the administrator's printable sheet of current access codes for an outage. */
+  readonly codeSheet: CodeSheetService;
 }
 
 export interface ManagementDependencies {
@@ -66,6 +72,7 @@ export interface ManagementDependencies {
 /** Wires the management services once, at start (`app.ts`), over the shared settings repository and locks. */
 export function createManagementServices(deps: ManagementDependencies): ManagementServices {
   const { db, logger, baseUrl, managedExitPassword, audit } = deps;
+  const clock = deps.clock ?? systemClock;
   const settings = createSettingsRepository(db, deps.appSecret);
   const assessments = new AssessmentCache(db.orm);
   const locks = new ManagementLocks(db.orm, logger);
@@ -86,10 +93,12 @@ export function createManagementServices(deps: ManagementDependencies): Manageme
     passwords: new PasswordRevealService(settings, managedExitPassword, audit),
     activity: new AssessmentActivityService(audit, new ActivityCounters(db.orm)),
     urlRules: new UrlRuleRepairService({ settings, locks, audit }),
-    examDay: new ExamDayBoard(db.orm, deps.clock ?? systemClock, logger),
+    examDay: new ExamDayBoard(db.orm, clock, logger),
     sweepRecords,
     sweepOption: new AutoRepairOption(sweepRecords, audit),
     adoption: new OriginalAdoption(db.orm, settings, enforcement),
-    readmission: new StudentReadmission({ pool: db.pool, audit, clock: deps.clock ?? systemClock }),
+    readmission: new StudentReadmission({ pool: db.pool, audit, clock: clock }),
+    exemptions: new ExamDayExemptions({ orm: db.orm, settings, audit, clock }),
+    codeSheet: new CodeSheetService(settings, audit, clock),
   };
 }

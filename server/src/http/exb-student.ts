@@ -10,6 +10,8 @@ import { errorBody } from './error-body.js';
 import {
   assessmentParams,
   provenCoursePrincipal,
+  sendCourseUnverified,
+  sendPrincipalRequired,
   sendRateLimited,
   sensitiveResponse,
   STUDENT_SESSION_AUTHORIZE_PATH,
@@ -17,6 +19,8 @@ import {
 import { exbLaunchPath } from '../lti/launch-target.js';
 import { sameOriginMutation } from './mutation-guard.js';
 import { htmlSecurityHeaders } from '../pages/shell.js';
+import { EXEMPTION_RELEASE_ROUTE } from '@exb/shared/service-paths.js';
+import { isDomainError } from '../domain-error.js';
 
 export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
 export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';
@@ -110,6 +114,28 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     if (access === null) return reply;
     await readinessDismissals.dismiss(access.principal.lmsUserId);
     return reply.send({ success: true });
+  });
+
+  /**
+   * Exam day: the access code an exemption from the exam browser releases, once, to the student it names, on their own
+   * page in an ordinary browser. Only the session's own student of a proven course; the code is in the answer only.
+   */
+  app.post<{ Params: { courseId: string; contentId: string } }>(EXEMPTION_RELEASE_ROUTE.path, mutation, async (request, reply) => {
+    const params = assessmentParams(request.params.courseId, request.params.contentId);
+    if (params === null) return reply.callNotFound();
+    if (student(request, reply) === null) return reply;
+    const access = await provenCoursePrincipal(request, params.courseId, ctx.identity);
+    if (access === null) return sendPrincipalRequired(reply);
+    if (access === 'unproven') return sendCourseUnverified(reply);
+    const principal = access.principal;
+    if (principal.kind !== 'student') return reply;
+    try {
+      const { accessCode } = await ctx.management.exemptions.release({ principal, requestId: request.id }, params.contentId);
+      return reply.send({ success: true, accessCode });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      return reply.code(error.status).send(errorBody(error.errorCode, error.message));
+    }
   });
 
   /**

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { localeOfTag, negotiateLocale, type Locale } from '@exb/shared/i18n/locale.js';
+import { EXEMPTION_RELEASE_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../context.js';
 import { isExamBrowserRequest } from '../domain/exam-browser-client.js';
 import type { CoursePrincipal } from '../identity/principal.js';
@@ -87,7 +88,7 @@ async function studentCourseData(request: FastifyRequest, ctx: AppContext, princ
   // Titles are the course's to tell: only for a course the LMS proved for this launch's context (docs/architecture.md, trust model).
   const listRequired = async () =>
     (await ctx.identity.courseProvenForReading(principal)) ? requiredAssessments.list(principal.courseId) : ('unverified' as const);
-  const [listed, dismissed] = await Promise.all([
+  const [listed, dismissed, exemptions] = await Promise.all([
     listRequired().catch((error: unknown) => {
       request.log.warn({ err: error, courseId: principal.courseId }, 'required assessments could not be listed');
       return null;
@@ -98,6 +99,11 @@ async function studentCourseData(request: FastifyRequest, ctx: AppContext, princ
           return false;
         })
       : false,
+    // Exam day: an exemption from the exam browser granted to this student (never its code, which the page asks for).
+    ctx.management.exemptions.offers(principal).catch((error: unknown) => {
+      request.log.warn({ err: error, courseId: principal.courseId }, 'exemptions could not be read');
+      return [];
+    }),
   ]);
   const assessments = listed === 'unverified' ? null : listed;
   return {
@@ -113,6 +119,14 @@ async function studentCourseData(request: FastifyRequest, ctx: AppContext, princ
           })),
         }),
     ...(readiness.applies ? { authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH, sessionReadiness: { dismissed } } : {}),
+    ...(listed === 'unverified' || exemptions.length === 0
+      ? {}
+      : {
+          exemptions: exemptions.map((offer) => ({
+            ...offer,
+            releaseUrl: servicePath(EXEMPTION_RELEASE_ROUTE, [encodeURIComponent(principal.courseId), encodeURIComponent(offer.contentId)]),
+          })),
+        }),
   };
 }
 

@@ -82,6 +82,13 @@ export async function registerQuizzesRestRoutes(app: FastifyInstance, ctx: AppCo
   app.post('/api/quizzes/:courseId/:quizId/exb/protection/reapply', handle((api, request) => api.enforcement.reapplyProtection(assessment(request))));
   app.post('/api/quizzes/:courseId/:quizId/exb/protection/accept-lms-code', handle((api, request) => api.enforcement.acceptLmsCode(assessment(request))));
   app.post('/api/quizzes/:courseId/:quizId/exb/protection/clear-lms-code', handle((api, request) => api.enforcement.clearLmsCode(assessment(request))));
+  // Addition (exam day): the body names the student (`lmsUserId`) and the reason.
+  app.post(
+    '/api/quizzes/:courseId/:quizId/exb/exempt-student',
+    handle((api, request) =>
+      api.assessments.exemptStudent(withPath(request.body, assessment(request)) as Parameters<InstructorCaller['assessments']['exemptStudent']>[0]),
+    ),
+  );
   app.get(
     '/api/quizzes/:courseId/:quizId/exb/config',
     handle(

@@ -12,6 +12,7 @@ import {
 } from '../../src/domain/settings/settings-repository.js';
 import { defaultAssessmentSettings, type AssessmentSettings, type CourseDefaults } from '../../src/domain/settings/model.js';
 import { createLogger } from '../../src/logger.js';
+import { grantTypeForScopes } from '../../src/oauth/grant-rules.js';
 import { createOAuthServices, type OAuthServiceOptions } from '../../src/oauth/services.js';
 import { ActionTokens } from '../../src/security/action-token.js';
 import { deriveKey } from '../../src/security/derived-keys.js';
@@ -94,6 +95,8 @@ export interface HarnessOptions {
   connectThrough?: TestAppOptions['connectThrough'];
   /** Also listen on a loopback port, for clients that close their connections. */
   listen?: boolean;
+  /** Collects the service's log lines (at `debug`) here. */
+  logLines?: string[];
 }
 
 /**
@@ -127,6 +130,7 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
     ...(options.configOptions ? { configOptions: options.configOptions } : {}),
     ...(options.connectThrough ? { connectThrough: options.connectThrough } : {}),
     ...(options.listen ? { listen: true } : {}),
+    ...(options.logLines ? { logLines: options.logLines } : {}),
     buildOptions: {
       oauth: FAST_OAUTH,
       clock: clock.read,
@@ -211,7 +215,8 @@ export async function createStudentHarness(options: HarnessOptions = {}): Promis
         lmsUserName: issued.response.user.name,
         lmsGlobalUserId: issued.response.user.global_id,
         lmsRegion: issued.response.canvas_region,
-        accountId: null,
+        // An administrator's authorization carries the root account the callback verified (the seeded LMS's account 1).
+        accountId: grantTypeForScopes(scopes) === 'account_admin' ? '1' : null,
         ltiIssuer: ISSUER,
         ltiSubject: subjectFor(lmsUserId),
       });

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { ExamDayHelp } from '../../components/exam-day/ExamDayHelp';
 import { FocusTarget } from '../../components/FocusTarget';
 import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
@@ -112,6 +113,9 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
         <StatusAlert variant={outcome.variant} margin="small 0 0" live={outcome.variant === 'success' ? 'polite' : 'assertive'}>
           {outcome.text}
         </StatusAlert>
+      )}
+      {assessment.exbRequired && assessment.enabled && assessment.hasAccessCode && (
+        <ExamDayHelp scope={{ kind: 'admin', courseId }} assessment={assessment} />
       )}
     </View>
   );

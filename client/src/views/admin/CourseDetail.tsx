@@ -9,6 +9,7 @@ import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { AssessmentActions } from './AssessmentActions';
 import { AssessmentTable } from './AssessmentTable';
+import { CodeSheet } from './CodeSheet';
 import { CoursePasswords } from './CoursePasswords';
 import { CourseReset } from './CourseReset';
 import { relativeTime } from './model';
@@ -24,6 +25,8 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
   const queryClient = useQueryClient();
   const course = useQuery(trpc.admin.courses.get.queryOptions({ courseId }));
   const [managing, setManaging] = useState<string | null>(null);
+  const [codeSheet, setCodeSheet] = useState(false);
+  const codeSheetButton = useRef<HTMLElement | null>(null);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   // A reset clears what the page shows beside the quiz list (a new exit password still on screen, the last refresh).
   const [resets, setResets] = useState(0);
@@ -120,6 +123,26 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
               />
             )}
             {managed !== undefined && <AssessmentActions courseId={courseId} assessment={managed} onClose={closeActions} />}
+            {codeSheet ? (
+              <CodeSheet
+                courseId={courseId}
+                courseName={name}
+                assessments={data.course.assessments}
+                onClose={() => {
+                  setCodeSheet(false);
+                  window.setTimeout(() => codeSheetButton.current?.focus(), 0);
+                }}
+              />
+            ) : (
+              <View as="div" margin="medium 0">
+                <Button elementRef={(element) => void (codeSheetButton.current = element as HTMLElement | null)} onClick={() => setCodeSheet(true)}>
+                  {t('codeSheet.open')}
+                </Button>
+                <Text as="p" size="small" color="secondary">
+                  {t('codeSheet.openHint')}
+                </Text>
+              </View>
+            )}
             <CourseReset
               courseId={courseId}
               courseName={name}

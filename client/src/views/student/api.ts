@@ -124,3 +124,21 @@ export async function dismissSessionReadiness(): Promise<boolean> {
 export function configGrantPath(courseId: string, contentId: string): string {
   return servicePath(SERVICE_ROUTES.configGrant, [encodeURIComponent(courseId), encodeURIComponent(contentId)]);
 }
+
+export type ExemptionOutcome = { kind: 'released'; accessCode: string } | { kind: 'unavailable'; message: string } | { kind: 'failed'; message: string };
+
+const releasedSchema = z.object({ success: z.literal(true), accessCode: z.string().min(1) });
+
+/**
+ * Asks for the access code an exemption from the exam browser releases, once. The answer is the only place the code
+ * travels; the page keeps it in memory only.
+ */
+export async function releaseExemption(releaseUrl: string): Promise<ExemptionOutcome> {
+  const answer = await postJson(releaseUrl, {});
+  if (answer === null) return { kind: 'failed', message: unreachable() };
+  const released = answer.status === 200 ? releasedSchema.safeParse(answer.body) : null;
+  if (released?.success) return { kind: 'released', accessCode: released.data.accessCode };
+  const { code, message } = refusalOf(answer.body);
+  if (code === ErrorCodes.EXAM_DAY_EXEMPTION_UNAVAILABLE) return { kind: 'unavailable', message: message ?? '' };
+  return { kind: 'failed', message: message ?? i18next.t('student:exemption.failed', { status: answer.status }) };
+}

@@ -2,6 +2,7 @@ import { Alert, Button, Flex, Heading, IconArrowOpenStartLine, Link, Spinner, Te
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { ExamDayHelp } from '../../components/exam-day/ExamDayHelp';
 import { FocusTarget } from '../../components/FocusTarget';
 import { ActivityPanel } from './ActivityPanel';
 import { getLiveRegion } from '../../lib/live-region';
@@ -87,6 +88,7 @@ export function PolicyEditor({
       />
 
       <ActivityPanel scope={scope} assessment={assessment} />
+      {isEnforced(setting) && <ExamDayHelp scope={{ kind: 'teacher', courseId: scope.courseId }} assessment={assessment} />}
 
       {!ready ? (
         status.isError || defaults.isError ? (

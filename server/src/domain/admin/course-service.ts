@@ -117,6 +117,28 @@ export class AdminCourseService {
     return this.deps.management.readmission.readmit(by, ref, lmsUserId, reason);
   }
 
+  /** Exam day: exempts one named student of an assessment of a connected course from the exam browser, once. */
+  async exemptStudent(by: AuditedBy, accountId: string, courseId: string, assessmentId: string, lmsUserId: string, reason: string) {
+    const ref = await this.assessment(accountId, courseId, assessmentId);
+    return this.deps.management.exemptions.grant(by, ref, lmsUserId, reason);
+  }
+
+  /**
+   * Exam day: the printable sheet of the current access codes of the chosen assessments, across connected courses of
+   * the account. Every course must be connected and every assessment one of its own, or nothing is printed.
+   */
+  async codeSheet(by: AuditedBy, accountId: string, selections: readonly { courseId: string; assessmentIds: readonly string[] }[], reason: string) {
+    const items = [];
+    for (const { courseId, assessmentIds } of selections) {
+      const connection = await this.connected(accountId, courseId);
+      for (const assessmentId of assessmentIds) {
+        if (!isContentId(assessmentId)) throw assessmentNotFound();
+        items.push({ ref: await this.deps.management.scope.resolve(courseId, assessmentId), courseName: connection.name });
+      }
+    }
+    return this.deps.management.codeSheet.print(by, items, reason);
+  }
+
   /** The course's stored URL rules the exam browser reads differently, as the course detail marks them. */
   async urlRuleReadings(accountId: string, courseId: string) {
     await this.connected(accountId, courseId);

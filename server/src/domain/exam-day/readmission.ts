@@ -1,3 +1,4 @@
+import { HELP_REASON_MAX_LENGTH } from '@exb/shared/exam-day-help.js';
 import type { Pool } from 'pg';
 import { isLmsId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
@@ -8,8 +9,6 @@ import { DomainError } from '../../domain-error.js';
 import { voidStudentTokensSql } from '../exam-browser/token-store.js';
 import { readmitStepsSql } from './student-steps.js';
 
-/** The longest reason a re-admission keeps in the audit trail. */
-export const READMIT_REASON_MAX_LENGTH = 500;
 
 export interface ReadmitOutcome {
   readonly lmsUserId: string;
@@ -34,8 +33,8 @@ export class StudentReadmission {
     const { courseId, contentId } = assessment;
     const trimmed = reason.trim();
     if (!isLmsId(lmsUserId)) throw new DomainError(ErrorCodes.INVALID_REQUEST, 'Name the student by their LMS user id.');
-    if (trimmed.length === 0 || trimmed.length > READMIT_REASON_MAX_LENGTH) {
-      throw new DomainError(ErrorCodes.INVALID_REQUEST, `Give a reason of 1 to ${READMIT_REASON_MAX_LENGTH} characters.`);
+    if (trimmed.length === 0 || trimmed.length > HELP_REASON_MAX_LENGTH) {
+      throw new DomainError(ErrorCodes.INVALID_REQUEST, `Give a reason of 1 to ${HELP_REASON_MAX_LENGTH} characters.`);
     }
     const target = { action: 'exam-day.readmit', courseId, contentId, details: { studentLmsUserId: lmsUserId, reason: trimmed } } as const;
     return audited(

@@ -1,11 +1,7 @@
-import { z } from 'zod';
-import { READMIT_REASON_MAX_LENGTH } from '../../domain/exam-day/readmission.js';
+import { helpReasonSchema, helpStudentIdSchema } from '@exb/shared/exam-day-help.js';
 
 /**
- * The input of an exam-day action on one student, beside the assessment: the student's LMS user id and the reason the
- * audit trail keeps. Bounded here so hostile input stays cheap; the service checks the id's form and the trimmed reason.
+ * The input of an exam-day action on one student (re-admit, exempt), beside the assessment: the student's numeric LMS
+ * user id and the required reason the audit trail keeps, checked by the rules the views apply too.
  */
-export const readmitInput = {
-  lmsUserId: z.union([z.string().max(64), z.number().int().nonnegative()]).transform(String),
-  reason: z.string().max(READMIT_REASON_MAX_LENGTH * 2),
-};
+export const studentHelpInput = { lmsUserId: helpStudentIdSchema, reason: helpReasonSchema };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ADMIN_PAGE_LIMIT } from '@exb/shared/admin-courses.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { EXB_POLICY_LIMITS } from '@exb/shared/exb-policy.js';
+import { CODE_SHEET_MAX_ASSESSMENTS, helpReasonSchema } from '@exb/shared/exam-day-help.js';
 import { auditedBy as by } from '../../../audit/audited.js';
 import { auditFilterSchema } from '../../../domain/activity/audit-views.js';
 import type { SettingView } from '../../../domain/enforcement/enforcement-service.js';
@@ -12,7 +13,7 @@ import { LmsAuthorizationRequiredError } from '../../../lms/errors.js';
 import { isSameOriginOrUnmarked } from '../../../security/fetch-metadata.js';
 import { router } from '../../init.js';
 import { repairMessage } from '../../presenters.js';
-import { readmitInput } from '../exam-day-input.js';
+import { studentHelpInput } from '../exam-day-input.js';
 import { alertView } from '../../../domain/pre-exam-sweep/alert-view.js';
 import { ADMIN_AUTHORIZE_PATH, adminActionSession, adminMutation, adminQuery, adminSession } from './procedures.js';
 import { adminPresetsRouter } from './presets.js';
@@ -134,11 +135,38 @@ export const adminRouter = router({
 
     /** Addition: re-admits one student who is stuck on exam day, with a required reason (audited). */
     readmitStudent: adminMutation
-      .input(assessmentInput.extend(readmitInput))
+      .input(assessmentInput.extend(studentHelpInput))
       .mutation(async ({ ctx, input }) => ({
         success: true as const,
         ...(await ctx.admin.courses.readmitStudent(by(ctx), ctx.principal.accountId, input.courseId, input.assessmentId, input.lmsUserId, input.reason)),
       })),
+
+    /** Addition (exam day): lets one named student get the assessment's access code once without the exam browser. */
+    exemptStudent: adminMutation
+      .input(assessmentInput.extend(studentHelpInput))
+      .mutation(({ ctx, input }) =>
+        ctx.admin.courses.exemptStudent(by(ctx), ctx.principal.accountId, input.courseId, input.assessmentId, input.lmsUserId, input.reason),
+      ),
+
+    /** Addition (exam day): the printable sheet of the current access codes of chosen assessments, for an outage. */
+    codeSheet: adminMutation
+      .input(
+        z.object({
+          reason: helpReasonSchema,
+          selections: z
+            .array(z.object({ courseId, assessmentIds: z.array(assessmentId).min(1).max(CODE_SHEET_MAX_ASSESSMENTS) }))
+            .min(1)
+            .max(CODE_SHEET_MAX_ASSESSMENTS)
+            .refine((selections) => selections.reduce((sum, selection) => sum + selection.assessmentIds.length, 0) <= CODE_SHEET_MAX_ASSESSMENTS, {
+              message: `At most ${CODE_SHEET_MAX_ASSESSMENTS} assessments per sheet.`,
+            }),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        // Refusals too: the request asked for secrets.
+        Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
+        return ctx.admin.courses.codeSheet(by(ctx), ctx.principal.accountId, input.selections, input.reason);
+      }),
 
     /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */
     urlRuleReadings: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.courses.urlRuleReadings(ctx.principal.accountId, input.courseId)),

@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import { assessmentNotFound, requireSessionCourse } from '../../../domain/assessments/scope.js';
 import { defaultAssessmentSettings, redactAssessmentSettings, type RedactedAssessmentSettings } from '../../../domain/settings/model.js';
+import { auditedBy as by } from '../../../audit/audited.js';
 import { router } from '../../init.js';
+import { studentHelpInput } from '../exam-day-input.js';
 import { cachedView, type CachedAssessmentView } from '../../presenters.js';
-import { assessmentIdInput, courseInput, instructorMutation, instructorQuery } from './procedures.js';
+import { assessmentIdInput, assessmentInput, courseInput, instructorMutation, instructorQuery, scopedAssessment } from './procedures.js';
 
 /** The session course's assessments: the cache, their redacted settings, their last LMS check, and discovery. */
 
@@ -50,6 +52,14 @@ export const assessmentsRouter = router({
       ]),
     );
   }),
+
+  /**
+   * Addition (exam day): lets one named student of the course get the assessment's access code once, on their own
+   * tool page without the exam browser, for a few minutes. The answer never carries the code.
+   */
+  exemptStudent: instructorMutation
+    .input(assessmentInput.extend(studentHelpInput))
+    .mutation(async ({ ctx, input }) => ctx.services.exemptions.grant(by(ctx), await scopedAssessment(ctx, input), input.lmsUserId, input.reason)),
 
   /** `POST /api/quizzes/course/:courseId/refresh`: discovery through the instructor's grant. */
   refresh: instructorMutation.input(courseInput).mutation(async ({ ctx, input }) => {

@@ -4,7 +4,7 @@ import { effectiveWebsiteRules, statusView } from '../../../domain/enforcement/s
 import { defaultAssessmentSettings } from '../../../domain/settings/model.js';
 import { authorizationStatus } from '../../../oauth/status.js';
 import { router } from '../../init.js';
-import { readmitInput } from '../exam-day-input.js';
+import { studentHelpInput } from '../exam-day-input.js';
 import { disabledSetting, enabledSetting, repairMessage } from '../../presenters.js';
 import { ASSESSMENT_ID_MAX_LENGTH, assessmentIdInput, assessmentInput, instructorMutation, instructorQuery, scopedAssessment } from './procedures.js';
 
@@ -110,7 +110,7 @@ export const enforcementRouter = router({
   }),
 
   /** Re-admits one student who is stuck on exam day, with a required reason (audited). */
-  readmitStudent: instructorMutation.input(assessmentInput.extend(readmitInput)).mutation(async ({ ctx, input }) => {
+  readmitStudent: instructorMutation.input(assessmentInput.extend(studentHelpInput)).mutation(async ({ ctx, input }) => {
     const ref = await scopedAssessment(ctx, input);
     return { success: true as const, ...(await ctx.services.readmission.readmit(by(ctx), ref, input.lmsUserId, input.reason)) };
   }),
