@@ -18,6 +18,7 @@ import { Migration20261127300000_session_generation } from './Migration202611273
 import { Migration20261127400000_audit_pending } from './Migration20261127400000_audit_pending.js';
 import { Migration20261128400000_unmanaged_access_code } from './Migration20261128400000_unmanaged_access_code.js';
 import { Migration20261129000000_exam_day_student } from './Migration20261129000000_exam_day_student.js';
+import { Migration20261129300000_exam_day_notify } from './Migration20261129300000_exam_day_notify.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -43,4 +44,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261127400000_audit_pending', class: Migration20261127400000_audit_pending },
   { name: 'Migration20261128400000_unmanaged_access_code', class: Migration20261128400000_unmanaged_access_code },
   { name: 'Migration20261129000000_exam_day_student', class: Migration20261129000000_exam_day_student },
+  { name: 'Migration20261129300000_exam_day_notify', class: Migration20261129300000_exam_day_notify },
 ];

@@ -105,13 +105,13 @@ export class AdminCourseService {
     };
   }
 
-  /** The course's stored URL rules the exam browser reads differently, as the course detail marks them. */
   /** The exam-day board of one assessment of a connected course. */
   async examDayBoard(accountId: string, courseId: string, assessmentId: string) {
     const ref = await this.assessment(accountId, courseId, assessmentId);
     return this.deps.management.examDay.read(ref.courseId, ref.contentId);
   }
 
+  /** The course's stored URL rules the exam browser reads differently, as the course detail marks them. */
   async urlRuleReadings(accountId: string, courseId: string) {
     await this.connected(accountId, courseId);
     return this.deps.management.urlRules.readings(courseId);

@@ -1,5 +1,13 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { countStates, studentState, type Board, type BoardStudent, type StudentSteps } from '@exb/shared/exam-day.js';
+import {
+  countStates,
+  EXAM_DAY_RUNNING_HOURS,
+  studentState,
+  type Board,
+  type BoardStudent,
+  type RunningAssessment,
+  type StudentSteps,
+} from '@exb/shared/exam-day.js';
 
 /**
  * The exam-day board of one assessment: every student with a recorded step (`exb_exam_day_student`), their current
@@ -49,4 +57,49 @@ export class ExamDayBoard {
     const students = rows.map(boardStudent);
     return { courseId, assessmentId: contentId, generatedAt: new Date(this.clock()).toISOString(), counts: countStates(students), students };
   }
+
+  /**
+   * The account's assessments running now: those of its connected courses with a step recorded in the last
+   * {@link EXAM_DAY_RUNNING_HOURS} hours, each with the counts of all its students, the latest activity first.
+   */
+  async running(accountId: string): Promise<RunningAssessment[]> {
+    const since = new Date(this.clock() - EXAM_DAY_RUNNING_HOURS * 3_600_000);
+    const rows = await this.orm.em.getConnection().execute<(Row & RunningRow)[]>(
+      `with running as (
+         select s.course_id, s.content_id, max(s.updated_at) as last_activity_at
+           from exb_exam_day_student s
+           join admin_course c on c.course_id = s.course_id and c.account_id = ?
+          group by s.course_id, s.content_id
+         having max(s.updated_at) >= ?
+       )
+       select s.*, r.last_activity_at, c.name as course_name, a.title
+         from running r
+         join exb_exam_day_student s on s.course_id = r.course_id and s.content_id = r.content_id
+         join admin_course c on c.course_id = r.course_id
+         left join assessment a on a.course_id = r.course_id and a.content_id = r.content_id
+        order by r.last_activity_at desc, r.course_id, r.content_id`,
+      [accountId, since],
+    );
+    const byAssessment = new Map<string, { head: Row & RunningRow; students: BoardStudent[] }>();
+    for (const row of rows) {
+      const key = JSON.stringify([row.course_id, row.content_id]);
+      let entry = byAssessment.get(key);
+      if (entry === undefined) {
+        entry = { head: row, students: [] };
+        byAssessment.set(key, entry);
+      }
+      entry.students.push(boardStudent(row));
+    }
+    return [...byAssessment.values()].map(({ head, students }) => ({
+      courseId: head.course_id,
+      courseName: head.course_name,
+      assessmentId: head.content_id,
+      title: head.title,
+      lastActivityAt: new Date(head.last_activity_at).toISOString(),
+      students: students.length,
+      counts: countStates(students),
+    }));
+  }
 }
+
+type RunningRow = { course_id: string; content_id: string; course_name: string; title: string | null; last_activity_at: Date | string };

@@ -316,6 +316,15 @@ export const instructorRouter = router({
       return ctx.services.examDay.read(ref.courseId, ref.contentId);
     }),
 
+    /**
+     * The board's live signal, over server-sent events: one event whenever the board may have changed (coalesced per
+     * assessment); the page then reads `examDayBoard` again. Authorized as the board, before the stream opens.
+     */
+    examDayChanges: instructorQuery.input(assessmentInput).subscription(async ({ ctx, input, signal }) => {
+      const ref = await scopedAssessment(ctx, input);
+      return ctx.app.examDayChanges.watch(ref.courseId, ref.contentId, signal);
+    }),
+
     status: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
       const { assessment, courseDefaults } = await ctx.services.settings.loadPolicyInputs(ref.courseId, ref.contentId);
