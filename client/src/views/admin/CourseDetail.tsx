@@ -9,6 +9,7 @@ import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC } from '../../lib/trpc';
 import { AssessmentActions } from './AssessmentActions';
 import { AssessmentTable } from './AssessmentTable';
+import { CourseExamDay } from './CourseExamDay';
 import { CoursePasswords } from './CoursePasswords';
 import { CourseReset } from './CourseReset';
 import { relativeTime } from './model';
@@ -17,7 +18,18 @@ import { AdminCourseUrlRuleReadings } from './UrlRuleReadings';
 type Outcome = { variant: 'success' | 'error'; text: string };
 
 /** One connected course: its quizzes with their enforcement, the course passwords, and the refresh from the LMS. */
-export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: string; fallbackName: string; onBack: () => void }) {
+export function CourseDetail({
+  courseId,
+  fallbackName,
+  examDayAssessment,
+  onBack,
+}: {
+  courseId: string;
+  fallbackName: string;
+  /** The exam-day board to show first (opened from the running exams). */
+  examDayAssessment?: string | undefined;
+  onBack: () => void;
+}) {
   const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -118,6 +130,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
               />
             )}
             {managed !== undefined && <AssessmentActions courseId={courseId} assessment={managed} onClose={closeActions} />}
+            <CourseExamDay courseId={courseId} assessments={data.course.assessments.filter((assessment) => assessment.enabled)} initial={examDayAssessment} />
             <CourseReset
               courseId={courseId}
               courseName={name}
