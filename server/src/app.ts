@@ -66,7 +66,7 @@ import { createOAuthServices, type OAuthServiceOptions } from './oauth/services.
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
 import { NotificationListener } from './db/notification-listener.js';
-import { ExamDayChanges, EXAM_DAY_CHANNEL } from './domain/exam-day/changes.js';
+import { ExamDayChanges, EXAM_DAY_CHANNEL, EXAM_DAY_COALESCE_MS } from './domain/exam-day/changes.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
 import { dropEndedSession } from './security/session.js';
 import { adoptTokenSession, renewTokenSession, SessionTokens } from './security/session-token.js';
@@ -186,7 +186,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     admin: createAdminServices({ orm: db.orm, logger, config, management, audit }),
     examBrowser,
     databaseOutage: new OutageLog(logger),
-    examDayChanges: new ExamDayChanges(),
+    examDayChanges: new ExamDayChanges(EXAM_DAY_COALESCE_MS, Date.now, management.examDay),
   };
 }
 

@@ -198,6 +198,23 @@ describe('the board’s live signal', () => {
     expect(other.app.server.listening).toBe(true);
   });
 
+  it('outlives the request deadline, which guards a request only until it has arrived', async () => {
+    const logger = createLogger('silent');
+    const db = await openDatabase({ databaseUrl: t.bed.t.databaseUrl, dataDir: t.bed.t.dataDir, logger, poolSize: 2 });
+    const app = await buildApp({ config: t.bed.t.config, logger, db, oauth: FAST_OAUTH, timeouts: { requestMs: 300 } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const stream = await subscribe(origin(app), t.cookie);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await writeStep(quizId, '506');
+      expect(JSON.parse((await stream.next(2_000)).data)).toMatchObject({ assessmentId: quizId });
+    } finally {
+      stream.close();
+      await app.close();
+      await db.close();
+    }
+  });
+
   it('ends open streams when the service closes, so they do not hold it up', async () => {
     const logger = createLogger('silent');
     const db = await openDatabase({ databaseUrl: t.bed.t.databaseUrl, dataDir: t.bed.t.dataDir, logger, poolSize: 2 });

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { SharedBoardReads } from './shared-reads.js';
 import {
   countStates,
   EXAM_DAY_RUNNING_HOURS,
@@ -42,12 +43,30 @@ export function boardStudent(row: Row): BoardStudent {
 }
 
 export class ExamDayBoard {
+  private readonly shared: SharedBoardReads;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly clock: () => number,
-  ) {}
+  ) {
+    this.shared = new SharedBoardReads((courseId, contentId) => this.readNow(courseId, contentId), clock);
+  }
 
-  async read(courseId: string, contentId: string): Promise<Board> {
+  /** The board, from a read shared with this instance's other viewers of it (`shared-reads.ts`). */
+  read(courseId: string, contentId: string): Promise<Board> {
+    return this.shared.get(courseId, contentId);
+  }
+
+  /** What the database's notifications say changed; a shared read of it is not handed out any more. */
+  changed(courseId: string, contentId: string): void {
+    this.shared.changed(courseId, contentId);
+  }
+
+  everythingChanged(): void {
+    this.shared.clear();
+  }
+
+  private async readNow(courseId: string, contentId: string): Promise<Board> {
     const rows = await this.orm.em
       .getConnection()
       .execute<Row[]>('select * from exb_exam_day_student where course_id = ? and content_id = ? order by display_name nulls last, lms_user_id', [

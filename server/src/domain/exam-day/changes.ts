@@ -33,6 +33,12 @@ interface Topic {
 
 const keyOf = (courseId: string, assessmentId: string) => JSON.stringify([courseId, assessmentId]);
 
+/** Who hears of every change at once, before coalescing (the board's shared reads). */
+export interface ChangeObserver {
+  changed(courseId: string, assessmentId: string): void;
+  everythingChanged(): void;
+}
+
 export class ExamDayChanges {
   private readonly topics = new Map<string, Topic>();
   private readonly endings = new Set<() => void>();
@@ -40,6 +46,7 @@ export class ExamDayChanges {
   constructor(
     private readonly windowMs: number = EXAM_DAY_COALESCE_MS,
     private readonly now: () => number = Date.now,
+    private readonly observer?: ChangeObserver,
   ) {}
 
   /** A notification's payload as the database sent it; anything else is ignored. */
@@ -55,6 +62,7 @@ export class ExamDayChanges {
 
   /** Every open board may have missed changes (the listener was away): each gets a signal. */
   everythingChanged(): void {
+    this.observer?.everythingChanged();
     for (const key of this.topics.keys()) {
       const [courseId, assessmentId] = JSON.parse(key) as [string, string];
       this.changed(courseId, assessmentId);
@@ -62,6 +70,7 @@ export class ExamDayChanges {
   }
 
   changed(courseId: string, assessmentId: string): void {
+    this.observer?.changed(courseId, assessmentId);
     const key = keyOf(courseId, assessmentId);
     const topic = this.topics.get(key);
     // Nobody watches this assessment here: nothing to hold.
