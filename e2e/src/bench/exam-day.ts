@@ -158,7 +158,7 @@ export function formatExamDayBench(result: ExamDayBenchResult): string {
     `  start: ${(sync.durationMs / 1000).toFixed(1)} s, ${sync.failures} failed${sync.firstFailure ? ` (first: ${sync.firstFailure})` : ''}, ` +
       `service CPU ${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} ms per student (board reads and streams included)`,
     `  board update latency (write → signal): p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}, missed ${latency.missed}`,
-    `  signals: ${result.signals} (${(result.signals / result.boards).toFixed(0)} per board); board reads: ${result.boardReads}, ` +
+    `  signals: ${result.signals} (${result.boards === 0 ? 0 : (result.signals / result.boards).toFixed(0)} per board); board reads: ${result.boardReads}, ` +
       `p50 ${ms(result.boardRead.p50)}, p99 ${ms(result.boardRead.p99)}, ${result.boardReadFailures} failed; streams failed: ${result.streamFailures}`,
     `SUMMARY exam-day students=${sync.students} boards=${result.boards} latencyP50Ms=${latency.p50.toFixed(0)} latencyP99Ms=${latency.p99.toFixed(0)} ` +
       `cpuMsPerStudent=${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} failures=${sync.failures + result.boardReadFailures + result.streamFailures}`,
