@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seriousViolations } from '../src/support/axe.js';
 import { browserAvailable } from '../src/support/browser.js';
-import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
+import { approveLmsAuthorization, launchIntoToolFrame, PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
 import { TeacherSession, type ConnectWords } from './teacher-session.js';
 
 /**
@@ -110,6 +110,42 @@ describe.runIf(browserAvailable())('the exam-day board in Chromium', { timeout: 
     expect(await seriousViolations(s.page, { frame: 'iframe#tool_content' })).toEqual([]);
     await s.page.setViewportSize({ width: 1100, height: 900 });
     expect(s.problems).toEqual([]);
+  });
+
+  it('the administrator sees the exam running on the dashboard and opens its board, live', async () => {
+    const page = await s.context.newPage();
+    const tool = await launchIntoToolFrame(page, s.lms.launchPageUrl, 'Launch as administrator', s.app.url!);
+    const [popup] = await Promise.all([page.waitForEvent('popup'), tool.getByRole('button', { name: 'Authorize administrator access in the LMS' }).click({ timeout: PAGE_TIMEOUT_MS })]);
+    await approveLmsAuthorization(popup, s.lms.baseUrl, s.app.url!);
+    await popup.getByRole('heading', { name: 'Connected to the LMS' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await popup.close();
+    await tool.getByRole('tab', { name: 'Connected courses' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const connected = await tool.evaluate(async (courseId) => {
+      const { actionToken } = JSON.parse(document.getElementById('exb-bootstrap')!.textContent!) as { actionToken: string };
+      const response = await fetch('/api/admin/courses/connect', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json', 'x-exb-action-token': actionToken },
+        body: JSON.stringify({ courseIds: [courseId] }),
+      });
+      return response.status;
+    }, COURSE);
+    expect(connected).toBe(200);
+    await page.reload();
+    const frame = page.frameLocator('iframe#tool_content');
+    const running = frame.getByTestId('running-exams');
+    await running.getByRole('rowheader', { name: 'Midterm exam' }).waitFor({ timeout: PAGE_TIMEOUT_MS });
+    await running.getByRole('button', { name: 'Midterm exam' }).click();
+    const board = frame.getByTestId('course-exam-day').getByTestId('exam-day-board');
+    await board.getByTestId('board-live').waitFor({ timeout: PAGE_TIMEOUT_MS });
+    const row = board.getByRole('row').filter({ has: frame.getByRole('rowheader', { name: 'Student Four' }) });
+    await row.getByText('Not started').waitFor();
+    await step(s, '4', 'Student Four', 'downloads = 1, last_download_at = now()');
+    await row.getByText('Downloaded, exam browser not confirmed').waitFor({ timeout: 3_000 });
+    await board.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${s.shots}/exam-day-admin.png`, fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.close();
   });
 });
 
