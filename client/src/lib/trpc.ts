@@ -42,7 +42,7 @@ export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppR
       // Subscriptions (the exam-day board's live signal) as server-sent events.
       splitLink({
         condition: (op) => op.type === 'subscription',
-        true: httpSubscriptionLink({ url: TRPC_PATH, EventSource: SessionEventSource }),
+        true: httpSubscriptionLink({ url: TRPC_PATH, EventSource: typeof EventSource === 'undefined' ? undefined : sessionEventSourceClass() }),
         // The server takes at most TRPC_MAX_BATCH_SIZE calls a request, and each mutation in a request of its own.
         false: splitLink({
           condition: (op) => op.type === 'mutation',
@@ -67,12 +67,18 @@ export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppR
 
 /**
  * An `EventSource` sends no headers, so a stream carries the page's session token in its address (the server takes it
- * there for the board's streams alone); each new stream takes the token held at that moment.
+ * there for the board's streams alone); each new stream takes the token held at that moment. Made on first use: a
+ * program without `EventSource` (Node, where the views' modules are also tested) never opens a stream.
  */
-class SessionEventSource extends EventSource {
-  constructor(url: string | URL, init?: EventSourceInit) {
-    super(withSessionToken(String(url)), init);
-  }
+let sessionEventSource: typeof EventSource | undefined;
+
+function sessionEventSourceClass(): typeof EventSource {
+  sessionEventSource ??= class extends EventSource {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(withSessionToken(String(url)), init);
+    }
+  };
+  return sessionEventSource;
 }
 
 /** A refusal as the server explains it, in the form the views show it. */
