@@ -112,6 +112,28 @@ describe.runIf(browserAvailable())('the exam-day board in Chromium', { timeout: 
     expect(s.problems).toEqual([]);
   });
 
+  it('reads the board every 10 seconds while its stream cannot be opened', async () => {
+    const stream = '**/trpc/instructor.enforcement.examDayChanges**';
+    // A proxy that does not pass server-sent events: the stream's answer is not an event stream.
+    await s.page.route(stream, (route) => route.fulfill({ status: 200, contentType: 'text/plain', body: 'no streams here' }));
+    try {
+      await s.tool.getByRole('tab', { name: 'Assessments' }).click();
+      await s.tool.getByRole('tab', { name: 'Exam day' }).click();
+      const board = s.tool.getByTestId('exam-day-board');
+      await s.visible(board.getByTestId('board-polling'), PAGE_TIMEOUT_MS);
+      const row = board.getByRole('row').filter({ has: s.tool.getByRole('rowheader', { name: 'Student Three' }) });
+      await step(s, '3', 'Student Three', 'released_at = now()');
+      await row.getByText('Code released, no attempt yet').waitFor({ timeout: 15_000 });
+    } finally {
+      await s.page.unroute(stream);
+    }
+    // The stream comes back on its own once it can be opened again.
+    await s.visible(s.tool.getByTestId('board-live'), 40_000);
+    const unexpected = s.problems.filter((problem) => !/examDayChanges|event-stream|EventSource/i.test(problem));
+    expect(unexpected).toEqual([]);
+    s.problems.length = 0;
+  });
+
   it('the administrator sees the exam running on the dashboard and opens its board, live', async () => {
     const page = await s.context.newPage();
     const tool = await launchIntoToolFrame(page, s.lms.launchPageUrl, 'Launch as administrator', s.app.url!);

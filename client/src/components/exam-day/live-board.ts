@@ -37,6 +37,7 @@ export function useLiveBoard(subscribe: Subscribe, refetch: () => void, key: str
     let failures = 0;
     let current: { unsubscribe: () => void } | null = null;
     let retry: ReturnType<typeof setTimeout> | null = null;
+    let reconnecting = false;
     const down = () => {
       setLive(false);
       current?.unsubscribe();
@@ -61,9 +62,17 @@ export function useLiveBoard(subscribe: Subscribe, refetch: () => void, key: str
         onData: () => latest.current.refetch(),
         onError: down,
         onComplete: down,
+        // The link reconnects a dropped stream by itself: polling meanwhile, and a read for what the gap missed.
         onConnectionStateChange: ({ state }) => {
-          if (state === 'connecting') setLive(false);
-          if (state === 'pending') setLive(true);
+          if (state === 'connecting') {
+            reconnecting = true;
+            setLive(false);
+          }
+          if (state === 'pending' && reconnecting) {
+            reconnecting = false;
+            setLive(true);
+            latest.current.refetch();
+          }
         },
       });
     };

@@ -84,12 +84,13 @@ export class ExamDayBoard {
   async running(accountId: string): Promise<RunningAssessment[]> {
     const since = new Date(this.clock() - EXAM_DAY_RUNNING_HOURS * 3_600_000);
     const rows = await this.orm.em.getConnection().execute<(Row & RunningRow)[]>(
+      // The recent rows first (the index on `updated_at`), then every row of the assessments they belong to.
       `with running as (
          select s.course_id, s.content_id, max(s.updated_at) as last_activity_at
            from exb_exam_day_student s
            join admin_course c on c.course_id = s.course_id and c.account_id = ?
+          where s.updated_at >= ?
           group by s.course_id, s.content_id
-         having max(s.updated_at) >= ?
        )
        select s.*, r.last_activity_at, c.name as course_name, a.title
          from running r
