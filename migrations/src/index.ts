@@ -20,6 +20,7 @@ import { Migration20261128400000_unmanaged_access_code } from './Migration202611
 import { Migration20261129000000_exam_day_student } from './Migration20261129000000_exam_day_student.js';
 import { Migration20261129100000_student_token_owner } from './Migration20261129100000_student_token_owner.js';
 import { Migration20261129200000_exam_day_lms_reads } from './Migration20261129200000_exam_day_lms_reads.js';
+import { Migration20261129300000_exam_day_notify } from './Migration20261129300000_exam_day_notify.js';
 import { Migration20261129400000_exam_day_exemption } from './Migration20261129400000_exam_day_exemption.js';
 import { Migration20261129500000_pre_exam_sweep } from './Migration20261129500000_pre_exam_sweep.js';
 
@@ -49,6 +50,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129000000_exam_day_student', class: Migration20261129000000_exam_day_student },
   { name: 'Migration20261129100000_student_token_owner', class: Migration20261129100000_student_token_owner },
   { name: 'Migration20261129200000_exam_day_lms_reads', class: Migration20261129200000_exam_day_lms_reads },
+  { name: 'Migration20261129300000_exam_day_notify', class: Migration20261129300000_exam_day_notify },
   { name: 'Migration20261129400000_exam_day_exemption', class: Migration20261129400000_exam_day_exemption },
   { name: 'Migration20261129500000_pre_exam_sweep', class: Migration20261129500000_pre_exam_sweep },
 ];

@@ -67,6 +67,8 @@ import { IdentityService } from './identity/identity-service.js';
 import { createOAuthServices, type OAuthServiceOptions } from './oauth/services.js';
 import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
+import { NotificationListener } from './db/notification-listener.js';
+import { ExamDayChanges, EXAM_DAY_CHANNEL, EXAM_DAY_COALESCE_MS } from './domain/exam-day/changes.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
 import { dropEndedSession } from './security/session.js';
 import { adoptTokenSession, renewTokenSession, SessionTokens } from './security/session-token.js';
@@ -187,6 +189,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     admin: createAdminServices({ orm: db.orm, logger, config, management, audit }),
     examBrowser,
     databaseOutage: new OutageLog(logger),
+    examDayChanges: new ExamDayChanges(EXAM_DAY_COALESCE_MS, Date.now, management.examDay),
   };
 }
 
@@ -246,6 +249,26 @@ export function resetRecoveryLms(ctx: AppContext) {
   };
 }
 
+/**
+ * Feeds this instance's exam-day boards from the database's notifications, on one connection of their own. Before the
+ * server closes, the open boards' streams end, so they do not hold the close up.
+ */
+async function listenForExamDayChanges(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const listener = new NotificationListener({
+    connectionString: ctx.db.url,
+    channel: EXAM_DAY_CHANNEL,
+    logger: ctx.logger.child({ component: 'exam-day-listener' }),
+    onNotification: (payload) => ctx.examDayChanges.notified(payload),
+    onReconnect: () => ctx.examDayChanges.everythingChanged(),
+    connectTimeoutMs: ctx.config.databaseTimeoutMs,
+  });
+  app.addHook('preClose', async () => {
+    ctx.examDayChanges.close();
+    await listener.close();
+  });
+  await listener.start();
+}
+
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const ctx = await createContext(options);
   const { config } = ctx;
@@ -292,6 +315,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     examDayLmsReads: { purgeExpired: () => ctx.management.examDay.lmsStore.purgeOlderThan(new Date(Date.now() - config.examDay.retentionDays * 86_400_000)) },
     examDayRecords: studentStepsRetention(ctx.db.pool, config.examDay.retentionDays),
   });
+  await listenForExamDayChanges(app, ctx);
   const verifier = createAccessCodeVerifier(ctx);
   schedulePeriodicTask(app, 'access-code verification', config.accessCodeVerifier.intervalSeconds * 1000, () => verifier.runBatch());
   app.addHook('onClose', () => verifier.stop());

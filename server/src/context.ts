@@ -5,6 +5,7 @@ import type { ExbRequirementLookup } from './domain/exb-requirement.js';
 import type { AdminServices } from './domain/admin-services.js';
 import type { ManagementServices } from './domain/management-services.js';
 import type { ExamBrowserServices } from './domain/exam-browser/services.js';
+import type { ExamDayChanges } from './domain/exam-day/changes.js';
 import type { CertificateStore } from './exb/certificate-store.js';
 import type { OutageLog } from './db/outage-log.js';
 import type { ShellRenderer } from './pages/shell.js';
@@ -65,6 +66,8 @@ export interface AppContext {
   admin: AdminServices;
   /** The student exam-browser flow: grants, downloads, proofs, redemptions, exits, readiness. */
   examBrowser: ExamBrowserServices;
+  /** The change signals of this instance's open exam-day boards, fed by the database's notifications. */
+  examDayChanges: ExamDayChanges;
   /** Where every request that found the database unreachable is reported, so an outage is logged once, not per request. */
   databaseOutage: OutageLog;
 }

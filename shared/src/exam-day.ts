@@ -106,3 +106,19 @@ export const boardSchema = z.object({
   roster: lmsReadSchema.extend({ source: rosterSourceSchema }).optional(),
 });
 export type Board = z.infer<typeof boardSchema>;
+
+/** One assessment with exam-day activity lately, for the administrator's school-wide summary. */
+export const runningAssessmentSchema = z.object({
+  courseId: z.string(),
+  courseName: z.string(),
+  assessmentId: z.string(),
+  /** The cached assessment's title; `null` when it was not discovered yet. */
+  title: z.string().nullable(),
+  lastActivityAt: z.iso.datetime(),
+  students: z.number().int().nonnegative(),
+  counts: z.record(studentStateSchema, z.number().int().nonnegative()),
+});
+export type RunningAssessment = z.infer<typeof runningAssessmentSchema>;
+
+/** An assessment counts as running while a step of one of its students was recorded within this many hours. */
+export const EXAM_DAY_RUNNING_HOURS = 6;

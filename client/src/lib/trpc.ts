@@ -4,14 +4,14 @@
 /// <reference path="../../../server/src/types/async-exit-hook.d.ts" />
 import type {} from '@fastify/secure-session';
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
-import { createTRPCClient, httpBatchLink, httpLink, splitLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import { isPolicyMessageKey, renderPolicyMessage, type PolicyMessageRef, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
 import { i18next } from '../i18n/i18n';
 import { errorMessage } from './error-message';
-import { sessionFetch } from './session-token';
+import { sessionFetch, withSessionToken } from './session-token';
 // Type only: the bundle never contains server code, only the procedure types the client is checked against.
 import type { AppRouter } from '../../../server/src/trpc/router';
 
@@ -39,25 +39,46 @@ export function createApiClient(options: ApiClientOptions = {}): TRPCClient<AppR
   return createTRPCClient<AppRouter>({
     links: [
       ...(options.before ?? []),
-      // The server takes at most TRPC_MAX_BATCH_SIZE calls a request, and each mutation in a request of its own.
+      // Subscriptions (the exam-day board's live signal) as server-sent events.
       splitLink({
-        condition: (op) => op.type === 'mutation',
-        true: httpLink({
-          ...(headers ? { headers: ({ op }) => headers({ opList: [op] }) } : {}),
-          url: TRPC_PATH,
-          fetch: sameOrigin,
-        }),
-        false: httpBatchLink({
-          ...(headers ? { headers } : {}),
-          url: TRPC_PATH,
-          // Batched queries travel in the query string; stay well below what proxies in front of the service accept.
-          maxURLLength: 2000,
-          maxItems: TRPC_MAX_BATCH_SIZE,
-          fetch: sameOrigin,
+        condition: (op) => op.type === 'subscription',
+        true: httpSubscriptionLink({ url: TRPC_PATH, EventSource: typeof EventSource === 'undefined' ? undefined : sessionEventSourceClass() }),
+        // The server takes at most TRPC_MAX_BATCH_SIZE calls a request, and each mutation in a request of its own.
+        false: splitLink({
+          condition: (op) => op.type === 'mutation',
+          true: httpLink({
+            ...(headers ? { headers: ({ op }) => headers({ opList: [op] }) } : {}),
+            url: TRPC_PATH,
+            fetch: sameOrigin,
+          }),
+          false: httpBatchLink({
+            ...(headers ? { headers } : {}),
+            url: TRPC_PATH,
+            // Batched queries travel in the query string; stay well below what proxies in front of the service accept.
+            maxURLLength: 2000,
+            maxItems: TRPC_MAX_BATCH_SIZE,
+            fetch: sameOrigin,
+          }),
         }),
       }),
     ],
   });
+}
+
+/**
+ * An `EventSource` sends no headers, so a stream carries the page's session token in its address (the server takes it
+ * there for the board's streams alone); each new stream takes the token held at that moment. Made on first use: a
+ * program without `EventSource` (Node, where the views' modules are also tested) never opens a stream.
+ */
+let sessionEventSource: typeof EventSource | undefined;
+
+function sessionEventSourceClass(): typeof EventSource {
+  sessionEventSource ??= class extends EventSource {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(withSessionToken(String(url)), init);
+    }
+  };
+  return sessionEventSource;
 }
 
 /** A refusal as the server explains it, in the form the views show it. */

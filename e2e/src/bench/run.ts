@@ -4,11 +4,13 @@
  * of the student benchmark's service process per phase there, BENCH_STUDENTS sizes its synchronized start, BENCH_START_STEPS=1
  * adds the server CPU of each step of its whole start, BENCH_HEAP_SNAPSHOT_DIR writes a heap snapshot of the service
  * at the end of every phase of the run (slow: for finding where memory goes, not for timing) and
- * BENCH_SERVICE_NODE_FLAGS passes further flags to the service's Node.
+ * BENCH_SERVICE_NODE_FLAGS passes further flags to the service's Node. BENCH_BOARDS sets how many exam-day boards the
+ * `exam-day` benchmark keeps open during its synchronized start (BENCH_STUDENTS sizes it too).
  */
 import { availableParallelism } from 'node:os';
 import { benchAdmin, formatAdminBench } from './admin.js';
 import { benchDetector, formatDetectorBench } from './detector.js';
+import { benchExamDay, formatExamDayBench } from './exam-day.js';
 import { benchPresets, formatPresetBench } from './presets.js';
 import { benchStudent } from './student.js';
 import { formatStudentBench } from './student-report.js';
@@ -48,6 +50,18 @@ const BENCHMARKS: Record<string, Benchmark> = {
           ...(process.env.BENCH_PROFILE_DIR ? { profileDir: process.env.BENCH_PROFILE_DIR } : {}),
           ...(process.env.BENCH_STUDENTS ? { students: positiveInteger('BENCH_STUDENTS', 3_000) } : {}),
           ...(process.env.BENCH_START_STEPS === '1' ? { startSteps: true } : {}),
+        }),
+      ),
+  },
+  'exam-day': {
+    description:
+      'the synchronized start of a class with live exam-day boards open (default 3,000 students, 20 boards): board update latency, start CPU, failures',
+    run: async () =>
+      formatExamDayBench(
+        await benchExamDay({
+          students: positiveInteger('BENCH_STUDENTS', 3_000),
+          // 0 boards: the same start without boards, to compare the start's CPU with.
+          boards: process.env.BENCH_BOARDS === '0' ? 0 : positiveInteger('BENCH_BOARDS', 20),
         }),
       ),
   },

@@ -17,6 +17,8 @@ import { IdentityService } from '@exb/server/identity/identity-service.js';
 import { createOAuthServices } from '@exb/server/oauth/services.js';
 import { deriveKey } from '@exb/server/security/derived-keys.js';
 import { OneTimeStore } from '@exb/server/security/one-time-store.js';
+import { randomToken } from '@exb/server/security/random-token.js';
+import { SESSION_COOKIE_NAME } from '@exb/server/security/session-cookie.js';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 
 /**
@@ -25,7 +27,8 @@ import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
  * environment the parent passes, with its log written synchronously to a file). Speaks to the parent over IPC:
  * `cpu` answers `process.cpuUsage()` and the peak RSS, `memory` the memory of a phase of the run; the service also
  * mints one-time tokens for the windows that measure one step alone, and `statements` answers how many statements it
- * has sent to PostgreSQL so far (each one a round trip).
+ * has sent to PostgreSQL so far (each one a round trip); for the exam-day benchmark it seals the instructor's session
+ * and records one exam-day step of a student.
  */
 
 export type ServerRequest =
@@ -33,6 +36,8 @@ export type ServerRequest =
   | { id: number; type: 'statements' }
   | { id: number; type: 'memory'; phase: string }
   | { id: number; type: 'mint'; purpose: 'config-grant' | 'access-proof'; contentId: string; count: number; payload?: unknown }
+  | { id: number; type: 'instructor-session' }
+  | { id: number; type: 'exam-day-step'; contentId: string; lmsUserId: string }
   | { id: number; type: 'stop' };
 
 export interface ServerSeed {
@@ -40,6 +45,8 @@ export interface ServerSeed {
   contentIds: string[];
   courseContextId: string;
   student: { lmsUserId: string; ltiSubject: string; accessToken: string; refreshToken: string | null; name: string };
+  /** The course's instructor, whose grant proves them when the exam-day benchmark opens boards as them. */
+  instructor?: { lmsUserId: string; ltiSubject: string; accessToken: string; refreshToken: string | null; name: string };
   staticBytes: number;
   logFile?: string;
   /** Per-principal and per-address budgets far above what a benchmark sends from one address. */
@@ -121,6 +128,21 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
     ltiIssuer: config.lti.issuer,
     ltiSubject: seed.student.ltiSubject,
   });
+  if (seed.instructor !== undefined) {
+    await oauth.oauth.tokens.saveAuthorization({
+      lmsUserId: seed.instructor.lmsUserId,
+      scopes: APPLICATION_SCOPES,
+      accessToken: seed.instructor.accessToken,
+      refreshToken: seed.instructor.refreshToken,
+      expiresInSeconds: null,
+      lmsUserName: seed.instructor.name,
+      lmsGlobalUserId: null,
+      lmsRegion: null,
+      accountId: null,
+      ltiIssuer: config.lti.issuer,
+      ltiSubject: seed.instructor.ltiSubject,
+    });
+  }
   // The course is proven for its signed context, as after the first instructor's authorization.
   await new BindingRepository(db.orm).recordContext(
     { issuer: config.lti.issuer, kind: 'course', ltiContextId: seed.courseContextId, lmsId: seed.courseId },
@@ -163,6 +185,31 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
             for (const issued of await services.store.issue(batch)) tokens.push(issued.token);
           }
           return tokens;
+        }
+        case 'exam-day-step':
+          // One step of one student's way in, as the student flow's own statements record it (one upsert).
+          await db.pool.query(
+            `insert into exb_exam_day_student (course_id, content_id, lms_user_id, released_at, downloads, last_download_at)
+             values ($1, $2, $3, now(), 1, now())
+             on conflict (course_id, content_id, lms_user_id) do update set released_at = now(), updated_at = now()`,
+            [seed.courseId, request.contentId, request.lmsUserId],
+          );
+          return null;
+        case 'instructor-session': {
+          // The session cookie a launch leaves the course's instructor with, sealed with the service's own key.
+          const instructor = seed.instructor;
+          if (instructor === undefined) throw new Error('the seed names no instructor');
+          const principal = {
+            kind: 'instructor',
+            lmsUserId: instructor.lmsUserId,
+            ltiSubject: instructor.ltiSubject,
+            issuer: config.lti.issuer,
+            deploymentId: config.lti.deploymentIds[0] ?? '',
+            ltiContextId: seed.courseContextId,
+            courseId: seed.courseId,
+          };
+          const data = { sid: randomToken(), principal, launchTarget: '/lti/launch', exbLaunches: {}, createdAt: Date.now(), generation: 0 };
+          return `${SESSION_COOKIE_NAME}=${encodeURIComponent(app.encodeSecureSession(app.createSecureSession({ data })))}`;
         }
         case 'stop':
           await app.close();

@@ -23,6 +23,7 @@ import {
   DEPLOYMENT_ID,
   DOWNLOAD_QUIZ,
   HUGE_BUDGET,
+  INSTRUCTOR,
   LTI_ISSUER,
   QUIZ,
   STUDENT,
@@ -117,6 +118,7 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
       ...(database.url === undefined ? {} : { DATABASE_URL: database.url }),
     };
     const issued = lms.oauth.issueToken({ user: Number(STUDENT.lmsUserId), scopes: APPLICATION_SCOPES, expiresIn: null });
+    const instructor = lms.oauth.issueToken({ user: Number(INSTRUCTOR.lmsUserId), scopes: APPLICATION_SCOPES, expiresIn: null });
     const logFile = path.join(dataDir, 'service.log');
     const seed: ServerSeed = {
       courseId: COURSE,
@@ -127,6 +129,12 @@ export async function startEnvironment(profileDir: string | undefined): Promise<
         accessToken: issued.accessToken,
         refreshToken: issued.refreshToken,
         name: issued.response.user.name,
+      },
+      instructor: {
+        ...INSTRUCTOR,
+        accessToken: instructor.accessToken,
+        refreshToken: instructor.refreshToken,
+        name: instructor.response.user.name,
       },
       staticBytes: 0,
       logFile,

@@ -9,6 +9,8 @@ export const QUIZ = 'classicquiz_201';
 export const DOWNLOAD_QUIZ = 'classicquiz_202';
 /** The development LMS's first student; its LTI subject is the one the LMS signs into launches. */
 export const STUDENT = { lmsUserId: '3', ltiSubject: stableUuid('user:3') };
+/** The development LMS's instructor of the course, who watches the exam-day boards. */
+export const INSTRUCTOR = { lmsUserId: '2', ltiSubject: stableUuid('user:2') };
 export const COURSE_CONTEXT_ID = opaqueId('course', 101);
 export const DEPLOYMENT_ID = '1:8865aa05b4b79b64a91a86042e43af5ea8ae79eb';
 export const LTI_ISSUER = 'https://canvas.bench.test';

@@ -12,6 +12,8 @@ export async function synchronizedStart(
   students: number,
   atOnce: number,
   halfway?: () => Promise<void>,
+  /** Runs after each successful start, with the start's number (the exam-day benchmark records a step). */
+  afterStart?: (student: number) => Promise<void>,
 ): Promise<SyncStartResult> {
   const names = ['theme-loader', 'requirement', 'detector', ...START_STEPS];
   const times = new Map(names.map((name) => [name, [] as number[]]));
@@ -24,6 +26,7 @@ export async function synchronizedStart(
     Array.from({ length: Math.min(atOnce, students) }, async () => {
       while (next < students) {
         next += 1;
+        const student = next;
         if (next === Math.ceil(students / 2)) await halfway?.();
         const steps: StepTimes = {};
         const outcome = await studentStart(agent, env, takeUrl, { steps, pageLoad: true }).catch((error: unknown) => ({
@@ -33,7 +36,7 @@ export async function synchronizedStart(
         if (!outcome.ok) {
           failures += 1;
           firstFailure ??= outcome.failure;
-        }
+        } else await afterStart?.(student);
         for (const [name, ms] of Object.entries(steps)) times.get(name)!.push(ms);
       }
     }),

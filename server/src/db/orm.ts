@@ -32,6 +32,8 @@ export interface Database {
   /** The ORM's own connection pool, for the hot statements that run as named prepared statements. */
   pool: Pool;
   mode: 'external' | 'embedded';
+  /** The server's URL, for a connection of its own outside the pool (the notification listener). */
+  url: string;
   /** Applies pending migrations; returns the names applied. */
   migrate(): Promise<string[]>;
   pendingMigrations(): Promise<string[]>;
@@ -84,6 +86,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     orm,
     pool,
     mode: embedded ? 'embedded' : 'external',
+    url: clientUrl,
     async migrate() {
       // The migrator first sets up its own table on a connection outside any transaction: done here, before the
       // transaction below holds a connection, so a pool of one connection does not wait for itself.

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EXAM_DAY_CSV_ROUTES } from '@exb/shared/exam-day-live.js';
 import type { AppContext } from '../context.js';
+import { sendBoardCsv } from './board-csv.js';
 import { auditCsv, auditCsvFileName } from '../audit/audit-csv.js';
 import type { AuditFilter } from '../domain/activity/audit-views.js';
 import { registerAdminPresetRoutes } from './admin-presets-rest.js';
@@ -100,6 +102,10 @@ export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppCont
   );
 
   const base = '/api/admin/courses/:courseId/assessments/:assessmentId';
+  app.get(
+    EXAM_DAY_CSV_ROUTES.admin,
+    procedureRoute(ctx, 'exam-day board export failed', (api, request) => api.admin.courses.examDayBoard(assessment(request)), sendBoardCsv),
+  );
   app.post(`${base}/passwords/reveal`, guard, handle((api, request) => api.assessments.revealPasswords(assessment(request))));
   app.post(`${base}/quit-password/reset`, guard, handle((api, request) => api.assessments.resetExitPassword(assessment(request))));
   app.post(`${base}/reset-defaults`, guard, handle((api, request) => api.assessments.resetDefaults(assessment(request))));

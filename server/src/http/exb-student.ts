@@ -121,9 +121,9 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
    * page in an ordinary browser. Only the session's own student of a proven course; the code is in the answer only.
    */
   app.post<{ Params: { courseId: string; contentId: string } }>(EXEMPTION_RELEASE_ROUTE.path, mutation, async (request, reply) => {
+    if (student(request, reply) === null) return reply;
     const params = assessmentParams(request.params.courseId, request.params.contentId);
     if (params === null) return reply.callNotFound();
-    if (student(request, reply) === null) return reply;
     const access = await provenCoursePrincipal(request, params.courseId, ctx.identity);
     if (access === null) return sendPrincipalRequired(reply);
     if (access === 'unproven') return sendCourseUnverified(reply);

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { EXAM_DAY_CSV_ROUTES } from '@exb/shared/exam-day-live.js';
 import type { AppContext } from '../context.js';
+import { sendBoardCsv } from './board-csv.js';
 import { procedureRoute, type ProcedureCaller } from './procedure-route.js';
 
 type InstructorCaller = ProcedureCaller['instructor'];
@@ -104,5 +106,7 @@ export async function registerQuizzesRestRoutes(app: FastifyInstance, ctx: AppCo
       return view;
     }),
   );
+  // The exam-day board as a spreadsheet: a download link, so the session token may ride in its query.
+  app.get(EXAM_DAY_CSV_ROUTES.instructor, handle((api, request) => api.enforcement.examDayBoard(assessment(request)), sendBoardCsv));
   app.post('/api/quizzes/:courseId/:quizId/passwords/reveal', handle((api, request) => api.passwords.revealAssessment(assessment(request))));
 }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Session } from '@fastify/secure-session';
 import { z } from 'zod';
 import { SESSION_TOKEN_HEADER, SESSION_TOKEN_PARAM } from '@exb/shared/session-token.js';
+import { isExamDayTokenPath } from '@exb/shared/exam-day-live.js';
 import { open, seal } from './aead.js';
 import { readSession, SESSION_MAX_AGE_MS, sessionDataSchema, type SessionData } from './session.js';
 
@@ -58,14 +59,14 @@ const carriedToken = new WeakSet<FastifyRequest>();
 
 /**
  * What a navigation may open with the token in its query (`?session_token=`), as a navigation or a download link
- * cannot send a header: the role view's reload, an exam-browser launch's page, and the administrator's audit trail
- * export. A page takes the token from its address at once (its address becomes the plain reload address), and logged
+ * cannot send a header: the role view's reload, an exam-browser launch's page, the administrator's audit trail
+ * export, and the exam-day board's live stream (an `EventSource` sends no headers) and CSV download. A page takes the token from its address at once (its address becomes the plain reload address), and logged
  * URLs carry no query values (`logger.ts`).
  */
 function tokenInQuery(request: FastifyRequest): unknown {
   if (request.method !== 'GET') return undefined;
   const path = request.url.split('?')[0] ?? '';
-  if (path !== '/lti/launch' && path !== '/api/admin/audit.csv' && !path.startsWith('/exb/launch/')) return undefined;
+  if (path !== '/lti/launch' && path !== '/api/admin/audit.csv' && !path.startsWith('/exb/launch/') && !isExamDayTokenPath(path)) return undefined;
   const query = request.query as Record<string, unknown> | undefined;
   return query?.[SESSION_TOKEN_PARAM];
 }

@@ -35,7 +35,19 @@ interface RefusalCause {
 /** What the browser reads when a procedure failed unexpectedly; the detail is logged with the request id. */
 export const INTERNAL_ERROR_MESSAGE = 'The service could not complete the request. Try again in a moment.';
 
+/**
+ * Server-sent events of subscriptions (the exam-day board's live signal): a ping well inside the connection's idle
+ * timeout (`DEFAULT_SERVER_TIMEOUTS.idleMs`) and the client's inactivity limit, and a stream that ends after a while so
+ * the page reconnects with its current session token and the authorization is checked again.
+ */
+export const SSE_OPTIONS = {
+  ping: { enabled: true, intervalMs: 15_000 },
+  client: { reconnectAfterInactivityMs: 40_000 },
+  maxDurationMs: 15 * 60_000,
+} as const;
+
 const t = initTRPC.context<TrpcContext>().create({
+  sse: SSE_OPTIONS,
   // Only the message and codes reach the browser; stacks and causes stay in the log. A policy rule broken inside an
   // input schema, or checked by a domain service, keeps its contract code and field path, so the client can show the
   // message at the field, and its message key and values, so the page can say it in its own language. An unexpected

@@ -132,7 +132,7 @@ describe('the exam-day board reads the LMS', () => {
     t.bed.lms.state.startQuizAttempt(201, 3, at(10));
     const read = await board(CLASSIC);
     const before = t.bed.lms.calls.count();
-    const stored = await new ExamDayBoard(t.bed.t.db.orm, Date.now).readWithStoredLms(COURSE, CLASSIC);
+    const stored = await new ExamDayBoard(t.bed.t.db.orm, Date.now).read(COURSE, CLASSIC);
     expect(t.bed.lms.calls.count()).toBe(before);
     expect({ ...stored, generatedAt: read.generatedAt }).toEqual(read);
   });

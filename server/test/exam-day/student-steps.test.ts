@@ -37,7 +37,7 @@ const sql = async <T = Record<string, unknown>>(query: string, params: unknown[]
   (await h.t.db.pool.query(query, params)).rows as T[];
 
 async function row(lmsUserId: string, contentId = QUIZ) {
-  return (await board.read(COURSE, contentId)).students.find((entry) => entry.lmsUserId === lmsUserId);
+  return (await board.readNow(COURSE, contentId)).students.find((entry) => entry.lmsUserId === lmsUserId);
 }
 
 async function released(contentId: string, configKey: string): Promise<{ exitGrant: string; proofToken: string }> {
@@ -149,7 +149,7 @@ describe('each step of the way in', () => {
     expect(await row('3')).toBeUndefined();
     const teacher = await h.start(instructor());
     await released(QUIZ, teacher.opened.configKey);
-    expect((await board.read(COURSE, QUIZ)).students).toEqual([]);
+    expect((await board.readNow(COURSE, QUIZ)).students).toEqual([]);
   });
 
   it('counts a spent grant once: a second download of the same link is refused and records nothing', async () => {
@@ -282,7 +282,7 @@ describe('retention', () => {
     await sql(`update exb_exam_day_student set updated_at = $1 where lms_user_id = '3'`, [new Date(Date.now() - 29 * day)]);
     const retention = studentStepsRetention(h.t.db.pool, h.t.config.examDay.retentionDays);
     expect(await retention.purgeExpired()).toBe(1);
-    expect((await board.read(COURSE, QUIZ)).students.map((entry) => entry.lmsUserId)).toEqual(['3']);
+    expect((await board.readNow(COURSE, QUIZ)).students.map((entry) => entry.lmsUserId)).toEqual(['3']);
     // A step touches the record again.
     await sql(`update exb_exam_day_student set updated_at = $1 where lms_user_id = '3'`, [new Date(Date.now() - 31 * day)]);
     await h.start(SAM);

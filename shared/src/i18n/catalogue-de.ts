@@ -7,7 +7,8 @@ import launch from './locales/de/launch.json' with { type: 'json' };
 import student from './locales/de/student.json' with { type: 'json' };
 import teacher from './locales/de/teacher.json' with { type: 'json' };
 import admin from './locales/de/admin.json' with { type: 'json' };
+import examDay from './locales/de/examDay.json' with { type: 'json' };
 import detector from './locales/de/detector.json' with { type: 'json' };
 
 /** German. Every namespace, in one module so a page loads only its own language. */
-export const catalogue = { common, errors, policy, pages, launch, student, teacher, admin, detector } satisfies Record<Namespace, CatalogueTree>;
+export const catalogue = { common, errors, policy, pages, launch, student, teacher, admin, examDay, detector } satisfies Record<Namespace, CatalogueTree>;

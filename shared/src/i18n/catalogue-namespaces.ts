@@ -7,9 +7,10 @@
  * - `pages`: the public views (service status, setup, notices, the required-browser and setup-check pages);
  * - `launch`: what the server renders itself: launch refusals, the hand-off, exit and outside-the-LMS pages;
  * - `student`, `teacher`, `admin`: their views;
+ * - `examDay`: the exam-day board the teacher and the administrator share;
  * - `detector`: the prompts the detector shows inside the LMS page.
  */
-export const NAMESPACES = ['common', 'errors', 'policy', 'pages', 'launch', 'student', 'teacher', 'admin', 'detector'] as const;
+export const NAMESPACES = ['common', 'errors', 'policy', 'pages', 'launch', 'student', 'teacher', 'admin', 'examDay', 'detector'] as const;
 
 export type Namespace = (typeof NAMESPACES)[number];
 

@@ -9,6 +9,7 @@ import { CourseDetail } from './CourseDetail';
 import { CourseList } from './CourseList';
 import type { AuthorizationStore } from '../../lib/authorization-store';
 import { PresetsPage } from './presets/PresetsPage';
+import { RunningExams } from './RunningExams';
 import { SummaryHeader } from './SummaryHeader';
 import { AdminPreExamAlerts } from './PreExamSweep';
 
@@ -27,7 +28,7 @@ export interface AdminAppProps {
 export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, authorization }: AdminAppProps) {
   const { t } = useTranslation('admin');
   const [tab, setTab] = useState<Tab>('courses');
-  const [open, setOpen] = useState<{ id: string; name: string } | null>(null);
+  const [open, setOpen] = useState<{ id: string; name: string; assessmentId?: string } | null>(null);
   const openers = useRef(new Map<string, HTMLElement>());
   const lmsOrigin = lmsReturnUrl === undefined ? undefined : new URL(lmsReturnUrl).origin;
 
@@ -47,28 +48,31 @@ export function AdminApp({ accountName, userName, lmsReturnUrl, authorizeUrl, au
         <SummaryHeader />
         <AdminPreExamAlerts />
         {open !== null ? (
-          <CourseDetail courseId={open.id} fallbackName={open.name} onBack={back} />
+          <CourseDetail courseId={open.id} fallbackName={open.name} examDayAssessment={open.assessmentId} onBack={back} />
         ) : (
-          <Tabs margin="medium 0 0" onRequestTabChange={(_event, { index }) => setTab(TABS[index] ?? 'courses')} screenReaderLabel={t('app.tabs')}>
-            <Tabs.Panel id="tab-courses" renderTitle={t('app.tab.courses')} isSelected={tab === 'courses'} padding="medium 0">
-              <CourseList
-                onOpen={(course) => setOpen({ id: course.id, name: course.name })}
-                registerOpener={(id, element) => {
-                  if (element) openers.current.set(id, element);
-                  else openers.current.delete(id);
-                }}
-              />
-            </Tabs.Panel>
-            <Tabs.Panel id="tab-connect" renderTitle={t('app.tab.connect')} isSelected={tab === 'connect'} padding="medium 0">
-              <CatalogBrowser lmsOrigin={lmsOrigin} />
-            </Tabs.Panel>
-            <Tabs.Panel id="tab-presets" renderTitle={t('app.tab.presets')} isSelected={tab === 'presets'} padding="medium 0">
-              <PresetsPage />
-            </Tabs.Panel>
-            <Tabs.Panel id="tab-audit" renderTitle={t('app.tab.audit')} isSelected={tab === 'audit'} padding="medium 0">
-              <AuditTrail />
-            </Tabs.Panel>
-          </Tabs>
+          <>
+            <RunningExams onOpen={(exam) => setOpen({ id: exam.courseId, name: exam.courseName, assessmentId: exam.assessmentId })} />
+            <Tabs margin="medium 0 0" onRequestTabChange={(_event, { index }) => setTab(TABS[index] ?? 'courses')} screenReaderLabel={t('app.tabs')}>
+              <Tabs.Panel id="tab-courses" renderTitle={t('app.tab.courses')} isSelected={tab === 'courses'} padding="medium 0">
+                <CourseList
+                  onOpen={(course) => setOpen({ id: course.id, name: course.name })}
+                  registerOpener={(id, element) => {
+                    if (element) openers.current.set(id, element);
+                    else openers.current.delete(id);
+                  }}
+                />
+              </Tabs.Panel>
+              <Tabs.Panel id="tab-connect" renderTitle={t('app.tab.connect')} isSelected={tab === 'connect'} padding="medium 0">
+                <CatalogBrowser lmsOrigin={lmsOrigin} />
+              </Tabs.Panel>
+              <Tabs.Panel id="tab-presets" renderTitle={t('app.tab.presets')} isSelected={tab === 'presets'} padding="medium 0">
+                <PresetsPage />
+              </Tabs.Panel>
+              <Tabs.Panel id="tab-audit" renderTitle={t('app.tab.audit')} isSelected={tab === 'audit'} padding="medium 0">
+                <AuditTrail />
+              </Tabs.Panel>
+            </Tabs>
+          </>
         )}
       </AdminConnection>
       {lmsReturnUrl !== undefined && (

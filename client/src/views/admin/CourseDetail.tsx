@@ -10,6 +10,7 @@ import { readServerError, useTRPC } from '../../lib/trpc';
 import { AssessmentActions } from './AssessmentActions';
 import { AssessmentTable } from './AssessmentTable';
 import { CodeSheet } from './CodeSheet';
+import { CourseExamDay } from './CourseExamDay';
 import { CoursePasswords } from './CoursePasswords';
 import { CourseReset } from './CourseReset';
 import { relativeTime } from './model';
@@ -19,7 +20,18 @@ import { AdminCourseSweep } from './PreExamSweep';
 type Outcome = { variant: 'success' | 'error'; text: string };
 
 /** One connected course: its quizzes with their enforcement, the course passwords, and the refresh from the LMS. */
-export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: string; fallbackName: string; onBack: () => void }) {
+export function CourseDetail({
+  courseId,
+  fallbackName,
+  examDayAssessment,
+  onBack,
+}: {
+  courseId: string;
+  fallbackName: string;
+  /** The exam-day board to show first (opened from the running exams). */
+  examDayAssessment?: string | undefined;
+  onBack: () => void;
+}) {
   const { t } = useTranslation('admin');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -143,6 +155,7 @@ export function CourseDetail({ courseId, fallbackName, onBack }: { courseId: str
                 </Text>
               </View>
             )}
+            <CourseExamDay courseId={courseId} assessments={data.course.assessments.filter((assessment) => assessment.enabled)} initial={examDayAssessment} />
             <CourseReset
               courseId={courseId}
               courseName={name}

@@ -7,9 +7,10 @@ import { AssessmentsPanel } from './AssessmentsPanel';
 import { ConnectPrompt, SessionEnded, useConnection } from './connection';
 import { CourseDefaultsPanel, type DefaultsFocusRequest } from './CourseDefaultsPanel';
 import { PreExamAlerts } from './PreExamSweep';
+import { ExamDayPanel } from './ExamDayPanel';
 import type { CourseScope } from './model';
 
-const TABS = ['assessments', 'defaults'] as const;
+const TABS = ['assessments', 'examDay', 'defaults'] as const;
 type Tab = (typeof TABS)[number];
 
 export type CourseRole = 'teacher' | 'teaching-assistant' | 'designer';
@@ -29,7 +30,7 @@ export function greeting(userName: string | undefined, courseRole: CourseRole | 
 
 /** The instructor's course: which assessments need the exam browser, with what settings. */
 export function TeacherApp({ scope, userName, courseRole, lmsReturnUrl }: TeacherAppProps) {
-  const { t } = useTranslation('teacher');
+  const { t } = useTranslation(['teacher', 'examDay']);
   const connection = useConnection();
   const [tab, setTab] = useState<Tab>('assessments');
   const [editing, setEditing] = useState<string | null>(null);
@@ -85,6 +86,9 @@ export function TeacherApp({ scope, userName, courseRole, lmsReturnUrl }: Teache
               unmountOnExit={false}
             >
               <AssessmentsPanel scope={scope} editing={editing} setEditing={setEditing} onOpenCourseDefaults={openCourseDefaults} />
+            </Tabs.Panel>
+            <Tabs.Panel id="tab-exam-day" renderTitle={t('examDay:tab')} isSelected={tab === 'examDay'} padding="medium 0">
+              <ExamDayPanel scope={scope} />
             </Tabs.Panel>
             <Tabs.Panel id="tab-defaults" renderTitle={t('page.defaultsTab')} isSelected={tab === 'defaults'} padding="medium 0" unmountOnExit={false}>
               <CourseDefaultsPanel scope={scope} focusRequest={defaultsFocus} />

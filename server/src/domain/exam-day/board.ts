@@ -1,10 +1,19 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { countStates, studentState, type Board, type BoardStudent, type StudentSteps } from '@exb/shared/exam-day.js';
+import {
+  countStates,
+  EXAM_DAY_RUNNING_HOURS,
+  studentState,
+  type Board,
+  type BoardStudent,
+  type RunningAssessment,
+  type StudentSteps,
+} from '@exb/shared/exam-day.js';
 import type { LmsApi } from '../../lms/index.js';
 import { COURSE_WIDE, ExamDayLmsStore } from './lms-read-store.js';
 import { ExamDayLmsReader } from './lms-reader.js';
 import { mergeRoster } from './roster.js';
+import { SharedBoardReads } from './shared-reads.js';
 
 /**
  * The exam-day board of one assessment: every student with a recorded step (`exb_exam_day_student`), their current
@@ -42,6 +51,7 @@ export class ExamDayBoard {
   /** The store of the LMS reads behind the board (housekeeping purges it). */
   readonly lmsStore: ExamDayLmsStore;
   private readonly lmsReader: ExamDayLmsReader;
+  private readonly shared: SharedBoardReads;
 
   constructor(
     private readonly orm: MikroORM,
@@ -50,6 +60,7 @@ export class ExamDayBoard {
   ) {
     this.lmsStore = new ExamDayLmsStore(orm);
     this.lmsReader = new ExamDayLmsReader(this.lmsStore, clock, logger);
+    this.shared = new SharedBoardReads((courseId, contentId) => this.readNow(courseId, contentId), clock);
   }
 
   /**
@@ -58,35 +69,92 @@ export class ExamDayBoard {
    * course. Where the LMS could not be read, the board says why and shows the rest.
    */
   async readWithLms(courseId: string, contentId: string, lms: LmsApi): Promise<Board> {
-    await this.lmsReader.refresh(courseId, contentId, lms);
-    return this.readWithStoredLms(courseId, contentId);
+    // A read that asked the LMS may have stored news that a shared read started before it lacks.
+    if (await this.lmsReader.refresh(courseId, contentId, lms)) this.shared.changed(courseId, contentId);
+    return this.read(courseId, contentId);
   }
 
   /**
-   * The board with what the LMS said at its last read (attempts, roster and how the reads went), without asking it
-   * again: for updates pushed to open boards, which carry no one's grant.
+   * The board with what the LMS said at its last read, without asking it again (for pushes and exports, which carry
+   * no one's grant), from a read shared with this instance's other viewers of it (`shared-reads.ts`).
    */
-  async readWithStoredLms(courseId: string, contentId: string): Promise<Board> {
-    const [board, roster, attempts, rosterRead] = await Promise.all([
-      this.read(courseId, contentId),
+  read(courseId: string, contentId: string): Promise<Board> {
+    return this.shared.get(courseId, contentId);
+  }
+
+  /** What the database's notifications say changed; a shared read of it is not handed out any more. */
+  changed(courseId: string, contentId: string): void {
+    this.shared.changed(courseId, contentId);
+  }
+
+  everythingChanged(): void {
+    this.shared.clear();
+  }
+
+  /** The board as stored this instant, read for this caller alone (no shared read). */
+  async readNow(courseId: string, contentId: string): Promise<Board> {
+    const [rows, roster, attempts, rosterRead] = await Promise.all([
+      this.orm.em
+        .getConnection()
+        .execute<Row[]>('select * from exb_exam_day_student where course_id = ? and content_id = ? order by display_name nulls last, lms_user_id', [
+          courseId,
+          contentId,
+        ]),
       this.lmsStore.roster(courseId),
       this.lmsStore.lastRead(courseId, contentId, 'attempts'),
       this.lmsStore.lastRead(courseId, COURSE_WIDE, 'roster'),
     ]);
+    const students = rows.map(boardStudent);
+    const board: Board = { courseId, assessmentId: contentId, generatedAt: new Date(this.clock()).toISOString(), counts: countStates(students), students };
     // The roster is the enrollments API's or none: the registration asks for no LTI service scopes, so launches carry
     // no Names and Role Provisioning Service claim.
     const source = rosterRead.readAt === null ? 'unavailable' : 'enrollments';
     return { ...mergeRoster(board, roster), attempts, roster: { ...rosterRead, source } };
   }
 
-  async read(courseId: string, contentId: string): Promise<Board> {
-    const rows = await this.orm.em
-      .getConnection()
-      .execute<Row[]>('select * from exb_exam_day_student where course_id = ? and content_id = ? order by display_name nulls last, lms_user_id', [
-        courseId,
-        contentId,
-      ]);
-    const students = rows.map(boardStudent);
-    return { courseId, assessmentId: contentId, generatedAt: new Date(this.clock()).toISOString(), counts: countStates(students), students };
+  /**
+   * The account's assessments running now: those of its connected courses with a step recorded in the last
+   * {@link EXAM_DAY_RUNNING_HOURS} hours, each with the counts of all its students, the latest activity first.
+   */
+  async running(accountId: string): Promise<RunningAssessment[]> {
+    const since = new Date(this.clock() - EXAM_DAY_RUNNING_HOURS * 3_600_000);
+    const rows = await this.orm.em.getConnection().execute<(Row & RunningRow)[]>(
+      // The recent rows first (the index on `updated_at`), then every row of the assessments they belong to.
+      `with running as (
+         select s.course_id, s.content_id, max(s.updated_at) as last_activity_at
+           from exb_exam_day_student s
+           join admin_course c on c.course_id = s.course_id and c.account_id = ?
+          where s.updated_at >= ?
+          group by s.course_id, s.content_id
+       )
+       select s.*, r.last_activity_at, c.name as course_name, a.title
+         from running r
+         join exb_exam_day_student s on s.course_id = r.course_id and s.content_id = r.content_id
+         join admin_course c on c.course_id = r.course_id
+         left join assessment a on a.course_id = r.course_id and a.content_id = r.content_id
+        order by r.last_activity_at desc, r.course_id, r.content_id`,
+      [accountId, since],
+    );
+    const byAssessment = new Map<string, { head: Row & RunningRow; students: BoardStudent[] }>();
+    for (const row of rows) {
+      const key = JSON.stringify([row.course_id, row.content_id]);
+      let entry = byAssessment.get(key);
+      if (entry === undefined) {
+        entry = { head: row, students: [] };
+        byAssessment.set(key, entry);
+      }
+      entry.students.push(boardStudent(row));
+    }
+    return [...byAssessment.values()].map(({ head, students }) => ({
+      courseId: head.course_id,
+      courseName: head.course_name,
+      assessmentId: head.content_id,
+      title: head.title,
+      lastActivityAt: new Date(head.last_activity_at).toISOString(),
+      students: students.length,
+      counts: countStates(students),
+    }));
   }
 }
+
+type RunningRow = { course_id: string; content_id: string; course_name: string; title: string | null; last_activity_at: Date | string };

@@ -29,16 +29,18 @@ export class ExamDayLmsReader {
   ) {}
 
   /** Refreshes the stored attempts of the assessment and the course's roster, where their minute has passed. */
-  async refresh(courseId: string, contentId: string, lms: LmsApi): Promise<void> {
-    await Promise.all([
+  /** Whether the LMS was asked (either read was due), so what is stored may have changed. */
+  async refresh(courseId: string, contentId: string, lms: LmsApi): Promise<boolean> {
+    const asked = await Promise.all([
       this.readOnce(courseId, contentId, 'attempts', () => this.readAttempts(courseId, contentId, lms)),
       this.readOnce(courseId, COURSE_WIDE, 'roster', () => this.readRoster(courseId, lms)),
     ]);
+    return asked.some(Boolean);
   }
 
-  private async readOnce(courseId: string, contentId: string, kind: LmsReadKind, read: () => Promise<void>): Promise<void> {
+  private async readOnce(courseId: string, contentId: string, kind: LmsReadKind, read: () => Promise<void>): Promise<boolean> {
     const now = new Date(this.clock());
-    if (!(await this.store.claim(courseId, contentId, kind, now, EXAM_DAY_LMS_READ_INTERVAL_MS))) return;
+    if (!(await this.store.claim(courseId, contentId, kind, now, EXAM_DAY_LMS_READ_INTERVAL_MS))) return false;
     let outcome: ReadOutcome;
     try {
       await read();
@@ -49,6 +51,7 @@ export class ExamDayLmsReader {
       outcome = failed;
     }
     await this.store.recordOutcome(courseId, contentId, kind, outcome, now);
+    return true;
   }
 
   private async readAttempts(courseId: string, contentId: string, lms: LmsApi): Promise<void> {

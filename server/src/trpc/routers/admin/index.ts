@@ -71,6 +71,11 @@ export const adminRouter = router({
   /** The one-time legacy backfill and a reconciliation batch, which the dashboard starts when it opens. */
   catchUp: adminMutation.mutation(({ ctx }) => ctx.admin.summary.catchUp(ctx.principal, ctx.lms)),
 
+  examDay: router({
+    /** Addition: the school-wide summary of the assessments running now, with their counts per state. */
+    running: adminQuery.query(({ ctx }) => ctx.app.management.examDay.running(ctx.principal.accountId)),
+  }),
+
   courses: router({
     list: adminQuery
       .input(
@@ -167,6 +172,12 @@ export const adminRouter = router({
         Object.assign(ctx.responseHeaders, SENSITIVE_RESPONSE_HEADERS);
         return ctx.admin.courses.codeSheet(by(ctx), ctx.principal.accountId, input.selections, input.reason);
       }),
+
+    /** Addition: the board's live signal (server-sent events), authorized as the board before the stream opens. */
+    examDayChanges: adminQuery.input(assessmentInput).subscription(async ({ ctx, input, signal }) => {
+      const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
+      return ctx.app.examDayChanges.watch(ref.courseId, ref.contentId, signal);
+    }),
 
     /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */
     urlRuleReadings: adminQuery.input(courseInput).query(({ ctx, input }) => ctx.admin.courses.urlRuleReadings(ctx.principal.accountId, input.courseId)),

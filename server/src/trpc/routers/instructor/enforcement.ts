@@ -109,6 +109,15 @@ export const enforcementRouter = router({
     return ctx.services.examDay.readWithLms(ref.courseId, ref.contentId, ctx.lms);
   }),
 
+  /**
+   * The board's live signal, over server-sent events: one event whenever the board may have changed (coalesced per
+   * assessment); the page then reads `examDayBoard` again. Authorized as the board, before the stream opens.
+   */
+  examDayChanges: instructorQuery.input(assessmentInput).subscription(async ({ ctx, input, signal }) => {
+    const ref = await scopedAssessment(ctx, input);
+    return ctx.app.examDayChanges.watch(ref.courseId, ref.contentId, signal);
+  }),
+
   /** Re-admits one student who is stuck on exam day, with a required reason (audited). */
   readmitStudent: instructorMutation.input(assessmentInput.extend(studentHelpInput)).mutation(async ({ ctx, input }) => {
     const ref = await scopedAssessment(ctx, input);

@@ -1,0 +1,167 @@
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { PROXY_HEADERS, COURSE, DOWNLOAD_QUIZ } from './student-fixture.js';
+import { startEnvironment } from './student-environment.js';
+import { synchronizedStart } from './student-sync-start.js';
+import { request } from './student-http.js';
+import type { SyncStartResult } from './student-result.js';
+
+/**
+ * Exam day, mixed: the synchronized start of a class while `boards` exam-day boards of its assessment are open, each
+ * as the teacher's page holds it (the live signal over server-sent events, and a read of the whole board on each
+ * signal). After each start a step of that student is recorded as the student flow records it (one upsert into
+ * `exb_exam_day_student`, on the service's pool). Reports the board update latency (from sending the step's write to
+ * a board's signal arriving, for every write and board), the time of the board reads, the start's CPU and failures.
+ */
+export interface ExamDayBenchOptions {
+  students?: number;
+  boards?: number;
+  studentsAtOnce?: number;
+}
+
+export interface ExamDayBenchResult {
+  boards: number;
+  sync: SyncStartResult;
+  signals: number;
+  boardReads: number;
+  boardReadFailures: number;
+  latency: { p50: number; p99: number; max: number; missed: number };
+  boardRead: { p50: number; p99: number };
+  streamFailures: number;
+}
+
+const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
+interface Board {
+  signals: number[];
+  readMs: number[];
+  readFailures: number;
+  failed: string | null;
+  close(): void;
+}
+
+/** One open board: its stream, and a read of the board per signal (one at a time; a signal during a read asks again). */
+function openBoard(origin: string, cookie: string, onConnected: () => void): Board {
+  const input = encodeURIComponent(JSON.stringify({ courseId: COURSE, quizId: DOWNLOAD_QUIZ }));
+  const headers = { ...PROXY_HEADERS, cookie, accept: 'text/event-stream' };
+  const readAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const board: Board = { signals: [], readMs: [], readFailures: 0, failed: null, close: () => undefined };
+  let reading = false;
+  let again = false;
+  const read = async () => {
+    if (reading) {
+      again = true;
+      return;
+    }
+    reading = true;
+    do {
+      again = false;
+      const answer = await request(readAgent, origin, 'GET', `/trpc/instructor.enforcement.examDayBoard?input=${input}`, undefined, headers).catch(() => null);
+      if (answer === null || answer.status !== 200) board.readFailures += 1;
+      else board.readMs.push(answer.ms);
+    } while (again);
+    reading = false;
+  };
+  const url = new URL(`/trpc/instructor.enforcement.examDayChanges?input=${input}`, origin);
+  const outgoing = http.get({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers }, (response) => {
+    let buffer = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      buffer += chunk;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: ?(.*)$/m.exec(block)?.[1] ?? 'message';
+        if (event === 'connected') onConnected();
+        else if (event === 'serialized-error') board.failed = block;
+        else if (event === 'message' && /^data:/m.test(block)) {
+          board.signals.push(performance.now());
+          void read();
+        }
+      }
+    });
+  });
+  outgoing.on('error', (error) => (board.failed ??= String(error)));
+  board.close = () => {
+    outgoing.destroy();
+    readAgent.destroy();
+  };
+  return board;
+}
+
+export async function benchExamDay(options: ExamDayBenchOptions = {}): Promise<ExamDayBenchResult> {
+  const students = options.students ?? 3_000;
+  const boardCount = options.boards ?? 20;
+  const env = await startEnvironment(undefined);
+  const boards: Board[] = [];
+  try {
+    const cookie = await env.service.call<string>({ type: 'instructor-session' });
+    let connected = 0;
+    for (let index = 0; index < boardCount; index += 1) boards.push(openBoard(env.service.origin, cookie, () => (connected += 1)));
+    const deadline = Date.now() + 10_000;
+    while (connected < boardCount && boards.every((board) => board.failed === null)) {
+      if (Date.now() > deadline) throw new Error(`only ${connected} of ${boardCount} boards connected`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const failed = boards.find((board) => board.failed !== null);
+    if (failed !== undefined) throw new Error(`a board was refused: ${failed.failed}`);
+
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
+    const takeUrl = new URL(`/courses/${COURSE}/quizzes/202/take`, env.lmsUrl).href;
+    const writes: number[] = [];
+    const sync = await synchronizedStart(agent, env, takeUrl, students, options.studentsAtOnce ?? 100, undefined, async (student) => {
+      writes.push(performance.now());
+      await env.service.call({ type: 'exam-day-step', contentId: DOWNLOAD_QUIZ, lmsUserId: `bench-${student}` });
+    });
+    agent.destroy();
+    // The last coalesced signals and reads.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    // Each write against each board: the first signal after it.
+    const latencies: number[] = [];
+    let missed = 0;
+    for (const board of boards) {
+      const signals = board.signals;
+      let index = 0;
+      for (const written of writes) {
+        while (index < signals.length && signals[index]! < written) index += 1;
+        if (index === signals.length) missed += 1;
+        else latencies.push(signals[index]! - written);
+      }
+    }
+    latencies.sort((a, b) => a - b);
+    const reads = boards.flatMap((board) => board.readMs).sort((a, b) => a - b);
+    return {
+      boards: boardCount,
+      sync,
+      signals: boards.reduce((sum, board) => sum + board.signals.length, 0),
+      boardReads: reads.length,
+      boardReadFailures: boards.reduce((sum, board) => sum + board.readFailures, 0),
+      latency: { p50: at(latencies, 0.5), p99: at(latencies, 0.99), max: latencies.at(-1) ?? 0, missed },
+      boardRead: { p50: at(reads, 0.5), p99: at(reads, 0.99) },
+      streamFailures: boards.filter((board) => board.failed !== null).length,
+    };
+  } finally {
+    for (const board of boards) board.close();
+    await env.close();
+  }
+}
+
+/** The report, with its verdict: every update within 2 seconds at p99, no failed start, read or stream. */
+export function formatExamDayBench(result: ExamDayBenchResult): string {
+  const ms = (value: number) => `${value.toFixed(0)} ms`;
+  const { sync, latency } = result;
+  const ok = latency.p99 < 2_000 && latency.missed === 0 && sync.failures === 0 && result.boardReadFailures === 0 && result.streamFailures === 0;
+  return [
+    `exam day: synchronized start of ${sync.students} students (${sync.atOnce} at a time) with ${result.boards} live boards`,
+    `  start: ${(sync.durationMs / 1000).toFixed(1)} s, ${sync.failures} failed${sync.firstFailure ? ` (first: ${sync.firstFailure})` : ''}, ` +
+      `service CPU ${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} ms per student (board reads and streams included)`,
+    `  board update latency (write → signal): p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)}, missed ${latency.missed}`,
+    `  signals: ${result.signals} (${result.boards === 0 ? 0 : (result.signals / result.boards).toFixed(0)} per board); board reads: ${result.boardReads}, ` +
+      `p50 ${ms(result.boardRead.p50)}, p99 ${ms(result.boardRead.p99)}, ${result.boardReadFailures} failed; streams failed: ${result.streamFailures}`,
+    `SUMMARY exam-day students=${sync.students} boards=${result.boards} latencyP50Ms=${latency.p50.toFixed(0)} latencyP99Ms=${latency.p99.toFixed(0)} ` +
+      `cpuMsPerStudent=${(sync.cpuMicrosPerStudent / 1000).toFixed(2)} failures=${sync.failures + result.boardReadFailures + result.streamFailures}`,
+    `verdict: ${ok ? 'PASS' : 'FAIL'} (p99 below 2 s, nothing missed or failed)`,
+  ].join('\n');
+}

@@ -1,0 +1,278 @@
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { openDatabase, type Database } from '../../src/db/orm.js';
+import { createLogger } from '../../src/logger.js';
+import { deriveKey } from '../../src/security/derived-keys.js';
+import { SessionTokens } from '../../src/security/session-token.js';
+import { FAST_OAUTH } from '../support/oauth-testbed.js';
+import { instructor, sessionFor, student } from '../support/sessions.js';
+import { openSse, type SseStream } from '../support/sse.js';
+import { COURSE, createInstructorBed, type InstructorBed } from '../instructor/harness.js';
+
+/**
+ * The exam-day board's live signal: the trigger's notifications, the listener, the per-assessment coalescing and the
+ * subscription over server-sent events, across two instances of the service on one database, each with its own pool
+ * and its own listener. Rows are written with SQL into `exb_exam_day_student`, as the student flow's statements write it.
+ */
+let t: InstructorBed;
+let other: { app: FastifyInstance; db: Database; url: string };
+let quizId: string;
+let secondQuizId: string;
+
+beforeAll(async () => {
+  t = await createInstructorBed();
+  await t.grant();
+  await t.discover();
+  const ids = await t.sql<{ content_id: string }>('select content_id from assessment where course_id = ? order by content_id', [COURSE]);
+  quizId = ids[0]!.content_id;
+  secondQuizId = ids[1]!.content_id;
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  // The second instance: its own pool and listener on the same database, as another process would have.
+  const logger = createLogger('silent');
+  const db = await openDatabase({ databaseUrl: t.bed.t.databaseUrl, dataDir: t.bed.t.dataDir, logger, poolSize: 3 });
+  const app = await buildApp({ config: t.bed.t.config, logger, db, oauth: FAST_OAUTH });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  other = { app, db, url: origin(app) };
+});
+afterAll(async () => {
+  await other?.app.close();
+  await other?.db.close();
+  await t?.close();
+});
+
+function origin(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('not listening');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+const streamPath = (input: Record<string, string>) =>
+  `/trpc/instructor.enforcement.examDayChanges?input=${encodeURIComponent(JSON.stringify(input))}`;
+
+async function subscribe(base: string, cookie: string | null, input: Record<string, string> = { courseId: COURSE, quizId }): Promise<SseStream> {
+  const stream = await openSse(`${base}${streamPath(input)}`, cookie === null ? {} : { cookie });
+  expect(stream.status).toBe(200);
+  expect((await stream.next()).event).toBe('connected');
+  return stream;
+}
+
+async function writeStep(contentId: string, lmsUserId: string, sql = (q: string, p: unknown[]) => t.sql(q, p)) {
+  await sql(
+    `insert into exb_exam_day_student (course_id, content_id, lms_user_id, launched_at, downloads, last_download_at)
+     values (?, ?, ?, now(), 1, now())
+     on conflict (course_id, content_id, lms_user_id) do update set downloads = exb_exam_day_student.downloads + 1,
+       last_download_at = now(), updated_at = now()`,
+    [COURSE, contentId, lmsUserId],
+  );
+}
+
+describe('the notification trigger', () => {
+  it('notifies once per assessment a statement touched, after its transaction commits', async () => {
+    const listener = new pg.Client({ connectionString: t.bed.t.databaseUrl });
+    await listener.connect();
+    const payloads: string[] = [];
+    listener.on('notification', (message) => payloads.push(message.payload ?? ''));
+    await listener.query('listen exb_exam_day');
+    try {
+      await t.sql(
+        `insert into exb_exam_day_student (course_id, content_id, lms_user_id) values (?, ?, 'a'), (?, ?, 'b'), (?, ?, 'c')`,
+        [COURSE, quizId, COURSE, quizId, COURSE, secondQuizId],
+      );
+      await t.sql('update exb_exam_day_student set downloads = downloads + 1 where course_id = ?', [COURSE]);
+      // A statement that writes nothing sends nothing.
+      await t.sql('update exb_exam_day_student set downloads = 0 where course_id = ?', ['999']);
+      await writeStep(quizId, 'a');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const one = JSON.stringify([COURSE, quizId]);
+      const two = JSON.stringify([COURSE, secondQuizId]);
+      const normalized = payloads.map((payload) => JSON.stringify(JSON.parse(payload)));
+      expect(normalized.slice(0, 2).sort()).toEqual([one, two].sort());
+      expect(normalized.slice(2, 4).sort()).toEqual([one, two].sort());
+      expect(normalized.slice(4)).toEqual([one]);
+
+      // Inside a transaction nothing is sent before the commit, and nothing at all after a rollback.
+      payloads.length = 0;
+      const client = await t.bed.t.db.pool.connect();
+      try {
+        await client.query('begin');
+        await client.query(`update exb_exam_day_student set downloads = 5 where course_id = $1`, [COURSE]);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        expect(payloads).toEqual([]);
+        await client.query('rollback');
+      } finally {
+        client.release();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(payloads).toEqual([]);
+    } finally {
+      await listener.end();
+      await t.sql('delete from exb_exam_day_student');
+    }
+  });
+});
+
+describe('the board’s live signal', () => {
+  it('reaches a board open on the other instance within 2 seconds of a write through this one', async () => {
+    const stream = await subscribe(other.url, t.cookie);
+    try {
+      const written = Date.now();
+      await writeStep(quizId, '501');
+      const signal = await stream.next(2_000);
+      expect(Date.now() - written).toBeLessThan(2_000);
+      expect(JSON.parse(signal.data)).toMatchObject({ courseId: COURSE, assessmentId: quizId });
+      // Another assessment's writes do not reach this board.
+      await writeStep(secondQuizId, '502');
+      expect(await stream.collect(600)).toEqual([]);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('writes the other way round as well, and reaches every board of the assessment on both instances', async () => {
+    const here = await subscribe(origin(t.app), t.cookie);
+    const there = await subscribe(other.url, t.cookie);
+    try {
+      await writeStep(quizId, '503', (q, p) => other.db.orm.em.getConnection().execute(q, p));
+      await Promise.all([here.next(2_000), there.next(2_000)]);
+    } finally {
+      here.close();
+      there.close();
+    }
+  });
+
+  it('coalesces a synchronized start into at most one signal per assessment per 300 ms', async () => {
+    const stream = await subscribe(other.url, t.cookie);
+    try {
+      // 200 statements as fast as the pool takes them, each a notification of its own.
+      const started = Date.now();
+      await Promise.all(Array.from({ length: 200 }, (_, index) => writeStep(quizId, `6${index}`)));
+      const took = Date.now() - started;
+      const events = await stream.collect(700);
+      expect(events.length).toBeGreaterThanOrEqual(1);
+      expect(events.length).toBeLessThanOrEqual(Math.ceil((took + 700) / 300) + 1);
+      // The last one comes after the last write: the board never misses the end of a burst.
+      const last = JSON.parse(events.at(-1)!.data) as { at: number };
+      expect(last.at).toBeGreaterThanOrEqual(started);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('takes the session token in the query of the stream, which an EventSource cannot send as a header', async () => {
+    const tokens = new SessionTokens(deriveKey(t.bed.t.config.secrets.appSecret, 'session-token'));
+    const token = tokens.issue(sessionFor(t.app, instructor()).session);
+    const stream = await openSse(`${other.url}${streamPath({ courseId: COURSE, quizId })}&session_token=${token}`);
+    try {
+      expect((await stream.next()).event).toBe('connected');
+      await writeStep(quizId, '504');
+      await stream.next(2_000);
+    } finally {
+      stream.close();
+    }
+    // Only on the board's own addresses: elsewhere a token in the query gives no session.
+    const elsewhere = await t.request('GET', `/api/quizzes?session_token=${token}`, { cookie: null });
+    expect(elsewhere.statusCode).toBe(401);
+  });
+
+  it('refuses another course’s teacher, a student and no session before the stream opens', async () => {
+    const otherTeacher = sessionFor(t.app, instructor({ courseId: '102' })).cookie;
+    const cases: [string | null, Record<string, string>, string][] = [
+      [otherTeacher, { courseId: COURSE, quizId }, 'COURSE_MISMATCH'],
+      [sessionFor(t.app, student()).cookie, { courseId: COURSE, quizId }, 'INSTRUCTOR_REQUIRED'],
+      [null, { courseId: COURSE, quizId }, 'UNAUTHORIZED'],
+      [t.cookie, { courseId: COURSE, quizId: 'quiz:99999' }, 'ASSESSMENT_NOT_FOUND'],
+    ];
+    for (const [cookie, input, code] of cases) {
+      const stream = await openSse(`${other.url}${streamPath(input)}`, cookie === null ? {} : { cookie });
+      try {
+        const events = [await stream.next(), await stream.next()];
+        expect(events[0]!.event).toBe('connected');
+        expect(events[1]!.event).toBe('serialized-error');
+        expect(JSON.parse(events[1]!.data).data.errorCode).toBe(code);
+      } finally {
+        stream.close();
+      }
+    }
+    expect(other.app.server.listening).toBe(true);
+  });
+
+  it('outlives the request deadline, which guards a request only until it has arrived', async () => {
+    const logger = createLogger('silent');
+    const db = await openDatabase({ databaseUrl: t.bed.t.databaseUrl, dataDir: t.bed.t.dataDir, logger, poolSize: 2 });
+    const app = await buildApp({ config: t.bed.t.config, logger, db, oauth: FAST_OAUTH, timeouts: { requestMs: 300 } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const stream = await subscribe(origin(app), t.cookie);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await writeStep(quizId, '506');
+      expect(JSON.parse((await stream.next(2_000)).data)).toMatchObject({ assessmentId: quizId });
+    } finally {
+      stream.close();
+      await app.close();
+      await db.close();
+    }
+  });
+
+  it('ends open streams when the service closes, so they do not hold it up', async () => {
+    const logger = createLogger('silent');
+    const db = await openDatabase({ databaseUrl: t.bed.t.databaseUrl, dataDir: t.bed.t.dataDir, logger, poolSize: 2 });
+    const app = await buildApp({ config: t.bed.t.config, logger, db, oauth: FAST_OAUTH });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const stream = await subscribe(origin(app), t.cookie);
+    const started = Date.now();
+    await app.close();
+    await db.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    stream.close();
+  });
+});
+
+describe('the listener', () => {
+  it('comes back after its connection is ended, signals open boards, and the service answers meanwhile', async () => {
+    const stream = await subscribe(other.url, t.cookie);
+    try {
+      const listeners = () =>
+        t.sql<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and query = 'listen exb_exam_day'`);
+      // Every instance on the database listens on one connection of its own (the bed runs two, plus the other one).
+      const instances = (await listeners()).length;
+      expect(instances).toBe(3);
+      await t.sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen exb_exam_day'`);
+      // Both instances reconnect; the boards get a signal for what they may have missed.
+      await stream.next(5_000);
+      expect((await t.request('GET', `/trpc/instructor.enforcement.examDayBoard?input=${encodeURIComponent(JSON.stringify({ courseId: COURSE, quizId }))}`)).statusCode).toBe(200);
+      await expect.poll(async () => (await listeners()).length, { timeout: 10_000 }).toBe(instances);
+      await writeStep(quizId, '505');
+      await stream.next(2_000);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
+describe('the board as CSV', () => {
+  it('lists every student with state and times, quoted and defused, for the course’s instructor only', async () => {
+    await t.sql(
+      `insert into exb_exam_day_student (course_id, content_id, lms_user_id, display_name, downloads, last_download_at, proven_at)
+       values (?, ?, '700', '=HYPERLINK("x")', 1, now(), now())
+       on conflict (course_id, content_id, lms_user_id) do nothing`,
+      [COURSE, quizId],
+    );
+    const url = `/api/quizzes/${COURSE}/${encodeURIComponent(quizId)}/exb/board.csv`;
+    const response = await t.request('GET', url);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+    expect(response.headers['content-disposition']).toMatch(/^attachment; filename="exam-day-101-[A-Za-z0-9_-]+-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = response.body.trimEnd().split('\r\n');
+    expect(lines[0]).toBe(
+      'lms_user_id,name,state,launched_at,granted_at,downloads,last_download_at,proven_at,released_at,attempt_started_at,attempt_submitted_at,exited_at,readmitted_at,exempted_at',
+    );
+    expect(lines.find((line) => line.startsWith('700,'))).toMatch(/^700,"'=HYPERLINK\(""x""\)",proven-not-released,,,1,\d{4}-/);
+
+    const refused = await t.request('GET', url, { cookie: sessionFor(t.app, instructor({ courseId: '102' })).cookie });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error_code).toBe('COURSE_MISMATCH');
+    expect((await t.request('GET', url, { cookie: sessionFor(t.app, student()).cookie })).json().error_code).toBe('INSTRUCTOR_REQUIRED');
+  });
+});
