@@ -14,35 +14,35 @@ import type { AppContext } from './context.js';
 import type { Database } from './db/orm.js';
 import { loadExbCertificate } from './config/exb-certificate.js';
 import type { ExbRequirementLookup } from './domain/exb-requirement.js';
-import { AccessLogController, registerAccessLog } from './http/access-log.js';
-import { limitBodyTime } from './http/body-deadline.js';
-import { createClientErrorHandler } from './http/client-errors.js';
-import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/errors.js';
-import { notFoundPage } from './http/not-found.js';
+import { AccessLogController, registerAccessLog } from './http/kit/access-log.js';
+import { limitBodyTime } from './http/kit/body-deadline.js';
+import { createClientErrorHandler } from './http/kit/client-errors.js';
+import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/kit/errors.js';
+import { notFoundPage } from './http/kit/not-found.js';
 import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { BackgroundVerifier } from './domain/enforcement/background-verifier.js';
 import { RESET_LEASE_TTL_SECONDS } from './domain/course-reset/reset-lease.js';
 import { postgresBudget } from './security/admission-budget.js';
-import { lazyRequestLoggerFactory } from './http/request-logger.js';
-import { registerPublicRoutes } from './http/public.js';
-import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/lti.js';
+import { lazyRequestLoggerFactory } from './http/kit/request-logger.js';
+import { registerPublicRoutes } from './http/routes/session/public.js';
+import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/routes/session/lti.js';
 import { LTI_LAUNCH_PATH } from './lti/launch-target.js';
-import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE, registerExbLaunchRoutes } from './http/exb-launch.js';
-import { registerExbPublicRoutes } from './http/exb-public.js';
+import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE, registerExbLaunchRoutes } from './http/routes/session/exb-launch.js';
+import { registerExbPublicRoutes } from './http/routes/session/exb-public.js';
 import {
   DETECTOR_SCRIPT_ALIAS_PATH,
   DETECTOR_SCRIPT_PATH,
   registerDetectorScriptRoutes,
   registerDetectorTraceRoutes,
   THEME_LOADER_PATH,
-} from './http/detector.js';
+} from './http/routes/sessionless/detector.js';
 import { readClientAssets, ShellRenderer } from './pages/shell.js';
-import { registerTrpcRoutes } from './http/trpc.js';
-import { registerOAuthRoutes } from './http/oauth.js';
-import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
-import { registerAdminRestRoutes } from './http/admin-rest.js';
-import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
+import { registerTrpcRoutes } from './http/routes/session/trpc.js';
+import { registerOAuthRoutes } from './http/routes/session/oauth.js';
+import { registerQuizzesRestRoutes } from './http/routes/session/quizzes-rest.js';
+import { registerAdminRestRoutes } from './http/routes/session/admin-rest.js';
+import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/routes/sessionless/config-download.js';
 import {
   ACCESS_CODE_PATH,
   ACCESS_PROOF_PATH,
@@ -50,11 +50,11 @@ import {
   registerExbProofRoutes,
   registerExbToolsRoutes,
   registerRequirementRoutes,
-} from './http/exb-proof.js';
-import { registerExbExitRoutes } from './http/exb-exit.js';
-import { registerExbHandoffRoutes } from './http/exb-handoff.js';
-import { registerExbSessionStartRoutes } from './http/exb-session-start.js';
-import { registerExbStudentRoutes } from './http/exb-student.js';
+} from './http/routes/sessionless/exb-proof.js';
+import { registerExbExitRoutes } from './http/routes/session/exb-exit.js';
+import { registerExbHandoffRoutes } from './http/routes/session/exb-handoff.js';
+import { registerExbSessionStartRoutes } from './http/routes/sessionless/exb-session-start.js';
+import { registerExbStudentRoutes } from './http/routes/session/exb-student.js';
 import { createAdminServices } from './domain/admin/admin-services.js';
 import { createManagementServices } from './domain/management-services.js';
 import { createExamBrowserServices, type ExamBrowserOptions } from './domain/exam-browser/services.js';

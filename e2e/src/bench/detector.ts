@@ -4,7 +4,7 @@ import {
   DETECTOR_SCRIPT_PATH,
   registerDetectorRoutes,
   type DetectorRouteContext,
-} from '@exb/server/http/detector.js';
+} from '@exb/server/http/routes/sessionless/detector.js';
 import { formatLoadResult, mergeResults, runLoad, type LoadResult } from './load.js';
 
 export interface DetectorBenchOptions {

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import { translator } from '../i18n/translator.js';
 import { STORAGE_NONCE_FIELD, STORAGE_STATE_FIELD, type PlatformStoragePut, type PlatformStorageRead } from '../lti/platform-storage.js';
-import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from '../pages/platform-storage-script.js';
-import { escapeHtml, htmlSecurityHeaders, scriptSafeJson } from '../pages/shell.js';
+import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from './platform-storage-script.js';
+import { escapeHtml, htmlSecurityHeaders, scriptSafeJson } from './shell.js';
 import { paragraphsMarkup, STATIC_PAGE_STYLE, staticPageStart } from './static-page.js';
 
 /**

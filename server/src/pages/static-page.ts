@@ -1,5 +1,5 @@
 import type { Locale } from '@exb/shared/i18n/locale.js';
-import { escapeHtml } from '../pages/shell.js';
+import { escapeHtml } from './shell.js';
 
 /** The look of the pages that work without the client bundle. */
 export const STATIC_PAGE_STYLE =

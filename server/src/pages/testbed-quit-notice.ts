@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '../config/app-config.js';
-import { escapeHtml } from '../pages/shell.js';
+import { escapeHtml } from './shell.js';
 
 /** The script a quit URL's page loads when the testbed's simulated exam browser is on. */
 export const TESTBED_QUIT_NOTICE_PATH = '/exb/testbed/quit-notice.js';

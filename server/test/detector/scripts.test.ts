@@ -6,7 +6,7 @@ import {
   DETECTOR_SCRIPT_ALIAS_PATH,
   DETECTOR_SCRIPT_PATH,
   THEME_LOADER_PATH,
-} from '../../src/http/detector.js';
+} from '../../src/http/routes/sessionless/detector.js';
 import {
   CLIENT_ID,
   DEPLOYMENT_IDS,

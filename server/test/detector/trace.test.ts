@@ -7,7 +7,7 @@ import {
   TRACE_LIMITS,
   TRUNCATED,
 } from '../../src/lms-scripts/trace.js';
-import { DETECTOR_TRACE_PATH } from '../../src/http/detector.js';
+import { DETECTOR_TRACE_PATH } from '../../src/http/routes/sessionless/detector.js';
 import { detectorApp, fakeDistDir, LMS, routeContext, type ContextOverrides, type DetectorApp } from './harness.js';
 
 const dist = fakeDistDir();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configKeyHashForUrl } from '../../src/exb/index.js';
-import { TESTBED_QUIT_NOTICE_PATH } from '../../src/http/testbed-quit-notice.js';
+import { TESTBED_QUIT_NOTICE_PATH } from '../../src/pages/testbed-quit-notice.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { bootstrapOf, developmentIdentity, LMS, openWith, SERVICE } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH } from '../../src/http/exb-config.js';
-import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '../../src/http/detector.js';
-import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, TOOLS_PATH } from '../../src/http/exb-proof.js';
+import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH } from '../../src/http/routes/sessionless/config-download.js';
+import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '../../src/http/routes/sessionless/detector.js';
+import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, TOOLS_PATH } from '../../src/http/routes/sessionless/exb-proof.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { sessionFor, student } from '../support/sessions.js';
 

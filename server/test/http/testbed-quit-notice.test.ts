@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { registerTestbedQuitNotice, TESTBED_QUIT_NOTICE_PATH, testbedQuitNoticeHead } from '../../src/http/testbed-quit-notice.js';
+import { registerTestbedQuitNotice, TESTBED_QUIT_NOTICE_PATH, testbedQuitNoticeHead } from '../../src/pages/testbed-quit-notice.js';
 
 const TESTBED = { testbedExamBrowserUrl: 'http://localhost:3001/testbed/exam-browser' };
 

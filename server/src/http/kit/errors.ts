@@ -1,7 +1,7 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { OutageLog } from '../db/outage-log.js';
-import { isDatabaseUnavailable } from '../db/unavailable.js';
+import { OutageLog } from '../../db/outage-log.js';
+import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ClientGoneError } from './client-signal.js';
 import { errorBody } from './error-body.js';
 import { sendNotFound, type NotFoundPage } from './not-found.js';

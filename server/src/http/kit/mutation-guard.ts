@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { crossSiteMutationRefusal } from '../security/fetch-metadata.js';
+import { crossSiteMutationRefusal } from '../../security/fetch-metadata.js';
 import { errorBody } from './error-body.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { translator } from '../i18n/translator.js';
-import { requestLocale } from '../security/session.js';
+import { translator } from '../../i18n/translator.js';
+import { requestLocale } from '../../security/session.js';
 import { errorBody } from './error-body.js';
 import { isApiPath, wantsPage } from './page-request.js';
-import type { ShellRenderer } from '../pages/shell.js';
+import type { ShellRenderer } from '../../pages/shell.js';
 
 /** Renders the page a browser gets for an address that leads nowhere. */
 export type NotFoundPage = (reply: FastifyReply) => FastifyReply;

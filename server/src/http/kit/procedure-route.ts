@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import type { AppContext } from '../context.js';
-import { restErrorOf } from '../trpc/error-mapping.js';
-import { createCallerFactory } from '../trpc/init.js';
-import { appRouter } from '../trpc/router.js';
+import type { AppContext } from '../../context.js';
+import { restErrorOf } from '../../trpc/error-mapping.js';
+import { createCallerFactory } from '../../trpc/init.js';
+import { appRouter } from '../../trpc/router.js';
 import { errorBody } from './error-body.js';
-import { trpcContext } from './trpc.js';
+import { trpcContext } from '../routes/session/trpc.js';
 
 const createCaller = createCallerFactory(appRouter);
 

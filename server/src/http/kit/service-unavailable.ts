@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { translator } from '../i18n/translator.js';
-import { requestLocale } from '../security/session.js';
+import { translator } from '../../i18n/translator.js';
+import { requestLocale } from '../../security/session.js';
 import { errorBody } from './error-body.js';
 import { wantsPage } from './page-request.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
-import { staticPage } from './static-page.js';
+import { htmlSecurityHeaders } from '../../pages/shell.js';
+import { staticPage } from '../../pages/static-page.js';
 
 /** What a client is told to wait before trying again while the database is unreachable. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;

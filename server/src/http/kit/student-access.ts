@@ -3,14 +3,14 @@ import type { Locale } from '@exb/shared/i18n/locale.js';
 import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import type { IdentityService } from '../identity/identity-service.js';
-import type { CoursePrincipal } from '../identity/principal.js';
-import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
-import { SENSITIVE_RESPONSE_HEADERS } from '../security/sensitive-headers.js';
-import { readSession, type SessionData } from '../security/session.js';
+import type { IdentityService } from '../../identity/identity-service.js';
+import type { CoursePrincipal } from '../../identity/principal.js';
+import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../../security/admission-budget.js';
+import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
+import { readSession, type SessionData } from '../../security/session.js';
 import { errorBody } from './error-body.js';
-import { escapeHtml, scriptSafeJson } from '../pages/shell.js';
-import { paragraphsMarkup, STATIC_PAGE_STYLE, staticPageStart } from './static-page.js';
+import { escapeHtml, scriptSafeJson } from '../../pages/shell.js';
+import { paragraphsMarkup, STATIC_PAGE_STYLE, staticPageStart } from '../../pages/static-page.js';
 
 /** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
 

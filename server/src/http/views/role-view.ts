@@ -1,18 +1,18 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { localeOfTag, negotiateLocale, type Locale } from '@exb/shared/i18n/locale.js';
-import type { AppContext } from '../context.js';
-import { isExamBrowserRequest } from '../domain/exam-browser-client.js';
-import type { CoursePrincipal } from '../identity/principal.js';
-import { decideExbLaunch, type ExbLaunchDecision } from '../domain/exam-browser/launch-decision.js';
-import { translator } from '../i18n/translator.js';
-import { LtiError } from '../lti/errors.js';
-import { exbLaunchPath, LTI_LAUNCH_PATH } from '../lti/launch-target.js';
-import { lmsAccountsUrl, lmsHomeUrl } from '../lms/pages.js';
-import { ACCOUNT_NAVIGATION_TEXT } from '../domain/lti-registration.js';
-import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../security/admission-budget.js';
-import { readSession, requestLocale, updateSession, type SessionData } from '../security/session.js';
-import { CONFIG_GRANT_PATH } from './exb-config.js';
-import { STUDENT_SESSION_AUTHORIZE_PATH } from './exb-student-http.js';
+import type { AppContext } from '../../context.js';
+import { isExamBrowserRequest } from '../../domain/exam-browser-client.js';
+import type { CoursePrincipal } from '../../identity/principal.js';
+import { decideExbLaunch, type ExbLaunchDecision } from '../../domain/exam-browser/launch-decision.js';
+import { translator } from '../../i18n/translator.js';
+import { LtiError } from '../../lti/errors.js';
+import { exbLaunchPath, LTI_LAUNCH_PATH } from '../../lti/launch-target.js';
+import { lmsAccountsUrl, lmsHomeUrl } from '../../lms/pages.js';
+import { ACCOUNT_NAVIGATION_TEXT } from '../../domain/lti-registration.js';
+import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../../security/admission-budget.js';
+import { readSession, requestLocale, updateSession, type SessionData } from '../../security/session.js';
+import { CONFIG_GRANT_PATH } from '../routes/sessionless/config-download.js';
+import { STUDENT_SESSION_AUTHORIZE_PATH } from '../kit/student-access.js';
 
 /**
  * The language of a login's or launch's pages before the launch has a session: the launch's own locale (once its

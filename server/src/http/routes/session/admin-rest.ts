@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { auditCsv, auditCsvFileName } from '../audit/audit-csv.js';
-import type { AuditFilter } from '../domain/activity/audit-views.js';
+import type { AppContext } from '../../../context.js';
+import { auditCsv, auditCsvFileName } from '../../../audit/audit-csv.js';
+import type { AuditFilter } from '../../../domain/activity/audit-views.js';
 import { registerAdminPresetRoutes } from './admin-presets-rest.js';
-import { sameOriginMutation } from './mutation-guard.js';
-import { procedureRoute, type ProcedureCaller } from './procedure-route.js';
+import { sameOriginMutation } from '../../kit/mutation-guard.js';
+import { procedureRoute, type ProcedureCaller } from '../../kit/procedure-route.js';
 
 export type AdminCaller = ProcedureCaller['admin'];
 type Fields = Record<string, unknown>;

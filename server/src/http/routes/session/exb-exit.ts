@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
-import type { AppContext } from '../context.js';
-import { translator, type Translate } from '../i18n/translator.js';
-import { lmsCourseUrl } from '../lms/pages.js';
-import { requestLocale } from '../security/session.js';
-import { assessmentParams, exbPage } from './exb-student-http.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
-import { registerTestbedQuitNotice, testbedQuitNoticeHead } from './testbed-quit-notice.js';
+import type { AppContext } from '../../../context.js';
+import { translator, type Translate } from '../../../i18n/translator.js';
+import { lmsCourseUrl } from '../../../lms/pages.js';
+import { requestLocale } from '../../../security/session.js';
+import { assessmentParams, exbPage } from '../../kit/student-access.js';
+import { htmlSecurityHeaders } from '../../../pages/shell.js';
+import { registerTestbedQuitNotice, testbedQuitNoticeHead } from '../../../pages/testbed-quit-notice.js';
 
 type ExitRoute = { Params: { courseId: string; quizId: string } };
 type GrantRoute = { Params: { courseId: string; quizId: string; grant: string } };

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
-import type { AppContext } from '../context.js';
-import type { HandoffOutcome } from '../domain/exam-browser/config-grants.js';
-import { translator } from '../i18n/translator.js';
-import { lmsCourseUrl } from '../lms/pages.js';
-import { requestLocale } from '../security/session.js';
-import { exbPage, sensitiveResponse } from './exb-student-http.js';
-import { launchHandoffPage } from './launch-handoff-page.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
-import { clientSignal } from './client-signal.js';
+import type { AppContext } from '../../../context.js';
+import type { HandoffOutcome } from '../../../domain/exam-browser/config-grants.js';
+import { translator } from '../../../i18n/translator.js';
+import { lmsCourseUrl } from '../../../lms/pages.js';
+import { requestLocale } from '../../../security/session.js';
+import { exbPage, sensitiveResponse } from '../../kit/student-access.js';
+import { launchHandoffPage } from '../../../pages/launch-handoff-page.js';
+import { htmlSecurityHeaders } from '../../../pages/shell.js';
+import { clientSignal } from '../../kit/client-signal.js';
 
 export const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
 

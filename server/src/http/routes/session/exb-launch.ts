@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parseContentId } from '@exb/shared/content-id.js';
-import type { AppContext } from '../context.js';
-import { LtiError } from '../lti/errors.js';
-import { exbLaunchPath, type LaunchTarget } from '../lti/launch-target.js';
-import { launchRouteOptions } from './launch-body.js';
-import { sendExbLaunch, sendLtiError, sessionForReload } from './launch-pages.js';
+import type { AppContext } from '../../../context.js';
+import { LtiError } from '../../../lti/errors.js';
+import { exbLaunchPath, type LaunchTarget } from '../../../lti/launch-target.js';
+import { launchRouteOptions } from '../../kit/launch-body.js';
+import { sendExbLaunch, sendLtiError, sessionForReload } from '../../views/role-view.js';
 import { handleLaunch, handleLogin } from './lti.js';
 
 /** The exam-browser launch endpoint of an assessment and its own login initiation, as registered. */

@@ -2,23 +2,23 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import { z } from 'zod';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../../context.js';
 import {
   SETUP_CHECK_CONFIG_FILES,
   SETUP_CHECK_PATH,
   SETUP_CHECK_PROOF_PATH,
   SETUP_CHECK_QUIT_PATH,
   SetupCheck,
-} from '../domain/setup-check.js';
-import { isVideoId, videoEmbedUrl } from '../domain/video-player.js';
-import type { ExbCertificate } from '../exb/certificate.js';
-import { translator } from '../i18n/translator.js';
-import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../security/admission-budget.js';
-import { requestLocale } from '../security/session.js';
-import { errorBody } from './error-body.js';
-import { escapeHtml, htmlSecurityHeaders } from '../pages/shell.js';
-import { staticPage } from './static-page.js';
-import { testbedQuitNoticeHead } from './testbed-quit-notice.js';
+} from '../../../domain/setup-check.js';
+import { isVideoId, videoEmbedUrl } from '../../../domain/video-player.js';
+import type { ExbCertificate } from '../../../exb/certificate.js';
+import { translator } from '../../../i18n/translator.js';
+import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../../../security/admission-budget.js';
+import { requestLocale } from '../../../security/session.js';
+import { errorBody } from '../../kit/error-body.js';
+import { escapeHtml, htmlSecurityHeaders } from '../../../pages/shell.js';
+import { staticPage } from '../../../pages/static-page.js';
+import { testbedQuitNoticeHead } from '../../../pages/testbed-quit-notice.js';
 
 /**
  * Setup-check downloads per minute. The file is cached, so the budgets only keep one client (or a flood from many)

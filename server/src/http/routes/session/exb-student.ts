@@ -2,21 +2,21 @@ import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLmsId, parseContentId } from '@exb/shared/content-id.js';
-import type { AppContext } from '../context.js';
-import { translator } from '../i18n/translator.js';
-import { lmsAssessmentUrl, lmsCourseUrl, lmsToolLaunchUrl } from '../lms/pages.js';
-import { readSession, requestLocale } from '../security/session.js';
-import { errorBody } from './error-body.js';
+import type { AppContext } from '../../../context.js';
+import { translator } from '../../../i18n/translator.js';
+import { lmsAssessmentUrl, lmsCourseUrl, lmsToolLaunchUrl } from '../../../lms/pages.js';
+import { readSession, requestLocale } from '../../../security/session.js';
+import { errorBody } from '../../kit/error-body.js';
 import {
   assessmentParams,
   provenCoursePrincipal,
   sendRateLimited,
   sensitiveResponse,
   STUDENT_SESSION_AUTHORIZE_PATH,
-} from './exb-student-http.js';
-import { exbLaunchPath } from '../lti/launch-target.js';
-import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
+} from '../../kit/student-access.js';
+import { exbLaunchPath } from '../../../lti/launch-target.js';
+import { sameOriginMutation } from '../../kit/mutation-guard.js';
+import { htmlSecurityHeaders } from '../../../pages/shell.js';
 
 export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
 export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';

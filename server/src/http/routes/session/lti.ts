@@ -1,18 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { carriedExbLaunches } from '../domain/exam-browser/launch-decision.js';
-import { LtiError } from '../lti/errors.js';
-import { claimLaunch, identifyLaunch } from '../lti/launch.js';
-import { LTI_LAUNCH_PATH, type LaunchTarget } from '../lti/launch-target.js';
-import { startLogin } from '../lti/login.js';
-import { LOGIN_STATE_TTL_SECONDS } from '../lti/login-state.js';
-import { lmsHomeUrl } from '../lms/pages.js';
-import { sessionCookieOptions } from '../security/session-cookie.js';
-import { readSessionOfAnyAge, startSession } from '../security/session.js';
-import { clientSignal } from './client-signal.js';
-import { launchRouteOptions } from './launch-body.js';
-import { launchLocale, sendExbLaunch, sendLtiError, sendNotAuthorized, sendRoleView, sessionForReload } from './launch-pages.js';
-import { registerPlatformStorageScript, sendStoragePutPage, sendStorageReadPage } from './platform-storage-pages.js';
+import type { AppContext } from '../../../context.js';
+import { carriedExbLaunches } from '../../../domain/exam-browser/launch-decision.js';
+import { LtiError } from '../../../lti/errors.js';
+import { claimLaunch, identifyLaunch } from '../../../lti/launch.js';
+import { LTI_LAUNCH_PATH, type LaunchTarget } from '../../../lti/launch-target.js';
+import { startLogin } from '../../../lti/login.js';
+import { LOGIN_STATE_TTL_SECONDS } from '../../../lti/login-state.js';
+import { lmsHomeUrl } from '../../../lms/pages.js';
+import { sessionCookieOptions } from '../../../security/session-cookie.js';
+import { readSessionOfAnyAge, startSession } from '../../../security/session.js';
+import { clientSignal } from '../../kit/client-signal.js';
+import { launchRouteOptions } from '../../kit/launch-body.js';
+import { launchLocale, sendExbLaunch, sendLtiError, sendNotAuthorized, sendRoleView, sessionForReload } from '../../views/role-view.js';
+import { registerPlatformStorageScript, sendStoragePutPage, sendStorageReadPage } from '../../../pages/platform-storage-pages.js';
 
 /**
  * `GET|POST /lti/login` (the rules: `lti/login.ts`): the transaction cookie, then the redirect to the LMS's authorization

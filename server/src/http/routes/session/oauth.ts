@@ -8,18 +8,18 @@ import {
   type AuthorizationStart,
 } from '@exb/shared/oauth-popup-ticket.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { translator } from '../i18n/translator.js';
-import { callbackFailureMessage, completeAuthorization, type CallbackDependencies } from '../oauth/callback.js';
-import { lmsHomeUrl } from '../lms/pages.js';
-import { START_ENDPOINTS, startAuthorization, type StartDependencies, type StartEndpoint } from '../oauth/start.js';
-import { authorizationStatus } from '../oauth/status.js';
-import { fetchSite, isSameOriginOrUnmarked } from '../security/fetch-metadata.js';
-import { adoptSession, readSession, requestLocale, type SessionData } from '../security/session.js';
-import { errorBody } from './error-body.js';
-import { sameOriginMutation } from './mutation-guard.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
-import { staticPage } from './static-page.js';
+import type { AppContext } from '../../../context.js';
+import { translator } from '../../../i18n/translator.js';
+import { callbackFailureMessage, completeAuthorization, type CallbackDependencies } from '../../../oauth/callback.js';
+import { lmsHomeUrl } from '../../../lms/pages.js';
+import { START_ENDPOINTS, startAuthorization, type StartDependencies, type StartEndpoint } from '../../../oauth/start.js';
+import { authorizationStatus } from '../../../oauth/status.js';
+import { fetchSite, isSameOriginOrUnmarked } from '../../../security/fetch-metadata.js';
+import { adoptSession, readSession, requestLocale, type SessionData } from '../../../security/session.js';
+import { errorBody } from '../../kit/error-body.js';
+import { sameOriginMutation } from '../../kit/mutation-guard.js';
+import { htmlSecurityHeaders } from '../../../pages/shell.js';
+import { staticPage } from '../../../pages/static-page.js';
 
 const CROSS_SITE_START_MESSAGE =
   'LMS authorization can only be started from the tool itself. Open the tool from your course or account in the LMS and use its authorize button.';

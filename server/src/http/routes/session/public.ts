@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
-import type { AppContext } from '../context.js';
-import { isDatabaseUnavailable, StatementTimeoutError } from '../db/unavailable.js';
-import { buildRegistrationDocument } from '../domain/lti-registration.js';
-import { translator } from '../i18n/translator.js';
-import { requestLocale } from '../security/session.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
-import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './service-unavailable.js';
-import { staticPage } from './static-page.js';
+import type { AppContext } from '../../../context.js';
+import { isDatabaseUnavailable, StatementTimeoutError } from '../../../db/unavailable.js';
+import { buildRegistrationDocument } from '../../../domain/lti-registration.js';
+import { translator } from '../../../i18n/translator.js';
+import { requestLocale } from '../../../security/session.js';
+import { htmlSecurityHeaders } from '../../../pages/shell.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../kit/service-unavailable.js';
+import { staticPage } from '../../../pages/static-page.js';
 
 const UP = { status: 'UP' } as const;
 

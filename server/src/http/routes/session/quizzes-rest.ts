@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { procedureRoute, type ProcedureCaller } from './procedure-route.js';
+import type { AppContext } from '../../../context.js';
+import { procedureRoute, type ProcedureCaller } from '../../kit/procedure-route.js';
 
 type InstructorCaller = ProcedureCaller['instructor'];
 type Params = Record<string, string>;

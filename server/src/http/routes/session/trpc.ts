@@ -2,11 +2,11 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
-import { readSession } from '../security/session.js';
-import { errorBody } from './error-body.js';
-import type { TrpcContext } from '../trpc/init.js';
-import { appRouter, type AppRouter } from '../trpc/router.js';
+import type { AppContext } from '../../../context.js';
+import { readSession } from '../../../security/session.js';
+import { errorBody } from '../../kit/error-body.js';
+import type { TrpcContext } from '../../../trpc/init.js';
+import { appRouter, type AppRouter } from '../../../trpc/router.js';
 
 /** The procedures' context for one request; the session comes from the request's cookie, never from its input. */
 export function trpcContext(app: AppContext, request: FastifyRequest): TrpcContext {

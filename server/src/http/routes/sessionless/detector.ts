@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../../../config/app-config.js';
 import {
   DetectorBundlesMissingError,
   DetectorScripts,
   isNotModified,
   type DetectorScriptName,
-} from '../lms-scripts/script-cache.js';
-import { DetectorTraces, TRACE_BODY_LIMIT_BYTES } from '../lms-scripts/trace.js';
-import { errorBody } from './error-body.js';
-import { allowLmsOrigin } from './lms-cors.js';
+} from '../../../lms-scripts/script-cache.js';
+import { DetectorTraces, TRACE_BODY_LIMIT_BYTES } from '../../../lms-scripts/trace.js';
+import { errorBody } from '../../kit/error-body.js';
+import { allowLmsOrigin } from '../../kit/lms-cors.js';
 
 export const DETECTOR_SCRIPT_PATH = '/js/lms-exb-detector.js';
 /** Older theme overrides load the detector from here; it must stay byte-for-byte the same response, never a redirect. */

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { matchAssessmentPage } from '@exb/shared/lms-paths.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import type { AppContext } from '../context.js';
-import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../domain/exam-browser/proof-redemption.js';
-import { errorBody } from './error-body.js';
+import type { AppContext } from '../../../context.js';
+import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../../../domain/exam-browser/proof-redemption.js';
+import { errorBody } from '../../kit/error-body.js';
 import {
   assessmentParams,
   provenCoursePrincipal,
@@ -14,9 +14,9 @@ import {
   sendRateLimited,
   sensitiveResponse,
   withoutFragment,
-} from './exb-student-http.js';
-import { allowLmsOrigin } from './lms-cors.js';
-import { clientSignal } from './client-signal.js';
+} from '../../kit/student-access.js';
+import { allowLmsOrigin } from '../../kit/lms-cors.js';
+import { clientSignal } from '../../kit/client-signal.js';
 
 /**
  * `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router refuses an over-long parameter itself,

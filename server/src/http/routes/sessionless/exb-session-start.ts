@@ -1,13 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
-import type { AppContext } from '../context.js';
-import { SESSION_START_PATH, type SessionStartOutcome } from '../domain/exam-browser/config-grants.js';
-import { translator } from '../i18n/translator.js';
-import { lmsAssessmentUrl, lmsCourseUrl } from '../lms/pages.js';
-import { htmlSecurityHeaders } from '../pages/shell.js';
-import { requestLocale } from '../security/session.js';
-import { clientSignal } from './client-signal.js';
-import { assessmentParams, exbPage, sensitiveResponse } from './exb-student-http.js';
+import type { AppContext } from '../../../context.js';
+import { SESSION_START_PATH, type SessionStartOutcome } from '../../../domain/exam-browser/config-grants.js';
+import { translator } from '../../../i18n/translator.js';
+import { lmsAssessmentUrl, lmsCourseUrl } from '../../../lms/pages.js';
+import { htmlSecurityHeaders } from '../../../pages/shell.js';
+import { requestLocale } from '../../../security/session.js';
+import { clientSignal } from '../../kit/client-signal.js';
+import { assessmentParams, exbPage, sensitiveResponse } from '../../kit/student-access.js';
 
 type StartRoute = { Params: { courseId: string; contentId: string }; Querystring: { key?: unknown } };
 type StartRefusal = Exclude<SessionStartOutcome, { ok: true }>['reason'];
