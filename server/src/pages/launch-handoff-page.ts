@@ -1,7 +1,7 @@
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { HandoffPayload } from '../domain/exam-browser/config-grants.js';
 import { translator } from '../i18n/translator.js';
-import { exbPage } from '../http/kit/student-access.js';
+import { exbPage } from './exb-page.js';
 import { escapeHtml } from './shell.js';
 
 export interface LaunchHandoffPageOptions {

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import { translator } from '../i18n/translator.js';
 import { STORAGE_NONCE_FIELD, STORAGE_STATE_FIELD, type PlatformStoragePut, type PlatformStorageRead } from '../lti/platform-storage.js';
-import { PLATFORM_STORAGE_SCRIPT, PLATFORM_STORAGE_SCRIPT_PATH } from './platform-storage-script.js';
+import { PLATFORM_STORAGE_SCRIPT_ROUTE } from '@exb/shared/service-paths.js';
+import { PLATFORM_STORAGE_SCRIPT } from './platform-storage-script.js';
 import { escapeHtml, htmlSecurityHeaders, scriptSafeJson } from './shell.js';
 import { paragraphsMarkup, STATIC_PAGE_STYLE, staticPageStart } from './static-page.js';
 
@@ -18,7 +19,7 @@ function storagePage(locale: Locale, config: Record<string, unknown>, body = '')
     paragraphsMarkup([t('launch:platformStorage.wait')]) +
     `<noscript>${escapeHtml(t('launch:noScript'))}</noscript>${body}</main>` +
     `<script id="exb-platform-storage" type="application/json">${scriptSafeJson(config)}</script>` +
-    `<script src="${PLATFORM_STORAGE_SCRIPT_PATH}"></script></body></html>`
+    `<script src="${PLATFORM_STORAGE_SCRIPT_ROUTE.path}"></script></body></html>`
   );
 }
 
@@ -55,7 +56,7 @@ export function sendStorageReadPage(
 
 /** `GET /lti/platform-storage.js`: the pages' script (`pages/platform-storage-script.ts`). */
 export async function registerPlatformStorageScript(app: FastifyInstance): Promise<void> {
-  app.get(PLATFORM_STORAGE_SCRIPT_PATH, (_request, reply) =>
+  app.get(PLATFORM_STORAGE_SCRIPT_ROUTE.path, (_request, reply) =>
     reply
       .header('content-type', 'text/javascript; charset=utf-8')
       .header('cache-control', 'public, max-age=300')

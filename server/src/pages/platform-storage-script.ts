@@ -106,7 +106,5 @@ function platformStorageClient(): void {
   else if (config.get !== undefined) void readAndPost(config.get);
 }
 
-export const PLATFORM_STORAGE_SCRIPT_PATH = '/lti/platform-storage.js';
-
 /** The script's source as served. */
 export const PLATFORM_STORAGE_SCRIPT = `(${platformStorageClient.toString()})();\n`;

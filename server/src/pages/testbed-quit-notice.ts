@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { TESTBED_QUIT_NOTICE_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppConfig } from '../config/app-config.js';
 import { escapeHtml } from './shell.js';
-
-/** The script a quit URL's page loads when the testbed's simulated exam browser is on. */
-export const TESTBED_QUIT_NOTICE_PATH = '/exb/testbed/quit-notice.js';
 
 /** The origin of the development LMS whose window frames the simulated exam browser's pages; none when it is off. */
 function simulatorOrigin(config: Pick<AppConfig, 'testbedExamBrowserUrl'>): string | undefined {
@@ -18,7 +16,7 @@ function simulatorOrigin(config: Pick<AppConfig, 'testbedExamBrowserUrl'>): stri
  * testbed on, the page tells that window its address, and the window decides as the exam browser would. Empty otherwise.
  */
 export function testbedQuitNoticeHead(config: Pick<AppConfig, 'testbedExamBrowserUrl'>): string {
-  return simulatorOrigin(config) === undefined ? '' : `<script src="${escapeHtml(TESTBED_QUIT_NOTICE_PATH)}" defer></script>`;
+  return simulatorOrigin(config) === undefined ? '' : `<script src="${escapeHtml(TESTBED_QUIT_NOTICE_ROUTE.path)}" defer></script>`;
 }
 
 /** Serves the quit URL page's notice to the simulated exam browser's window, only to that window's origin. */
@@ -30,7 +28,7 @@ export async function registerTestbedQuitNotice(app: FastifyInstance, config: Pi
     '  if (window.parent === window) return;\n' +
     `  window.parent.postMessage({ type: 'exb-quit-url-reached', url: location.href }, ${JSON.stringify(origin)});\n` +
     '})();\n';
-  app.get(TESTBED_QUIT_NOTICE_PATH, async (_request, reply) =>
+  app.get(TESTBED_QUIT_NOTICE_ROUTE.path, async (_request, reply) =>
     reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }).type('text/javascript; charset=utf-8').send(script),
   );
 }

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { LtiError } from '../../lti/errors.js';
-import { launchLocale, sendLtiError } from '../views/role-view.js';
+import { sendLtiError } from '../../pages/launch-refusals.js';
+import { launchLocale } from './launch-locale.js';
 
 /**
  * Body limit of the launch endpoints (`POST /lti/launch`, `POST /exb/launch/:contentId`). Far above the envelope's own

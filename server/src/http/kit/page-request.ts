@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
+import { TRPC_PREFIX } from '@exb/shared/service-paths.js';
 
 /** The service's machine interfaces: JSON answers only, whatever the client accepts. */
 export function isApiPath(url: string): boolean {
   const path = url.split('?', 1)[0]!;
-  return path === '/api' || path.startsWith('/api/') || path === '/trpc' || path.startsWith('/trpc/');
+  return path === '/api' || path.startsWith('/api/') || path === TRPC_PREFIX || path.startsWith(`${TRPC_PREFIX}/`);
 }
 
 /**

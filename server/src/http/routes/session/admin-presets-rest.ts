@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { fields, type AdminCaller, type AdminRouteHandle } from './admin-rest.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { adminRoute, fields, type AdminCaller } from '../../kit/admin-route.js';
 
 type Presets = AdminCaller['toolPresets'];
 type InputOf<K extends keyof Presets> = Parameters<Presets[K]>[0];
@@ -8,7 +9,8 @@ type InputOf<K extends keyof Presets> = Parameters<Presets[K]>[0];
  * The tool-preset routes of Document 2 (`/api/admin/tool-presets...`) as thin adapters over `admin.toolPresets.*`:
  * path and body become the procedure's input; every guard and rule runs in the procedure.
  */
-export function registerAdminPresetRoutes(app: FastifyInstance, { guard, handle }: { guard: RouteShorthandOptions; handle: AdminRouteHandle }): void {
+export async function registerAdminPresetRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const { guard, handle } = adminRoute(ctx);
   const params = (request: FastifyRequest) => request.params as Record<string, string>;
   const body = (request: FastifyRequest) => fields(request.body);
   const preset = (request: FastifyRequest) => ({ presetId: params(request).presetId! });

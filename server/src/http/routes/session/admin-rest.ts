@@ -1,20 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AUDIT_EXPORT_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import { auditCsv, auditCsvFileName } from '../../../audit/audit-csv.js';
 import type { AuditFilter } from '../../../domain/activity/audit-views.js';
-import { registerAdminPresetRoutes } from './admin-presets-rest.js';
-import { sameOriginMutation } from '../../kit/mutation-guard.js';
-import { procedureRoute, type ProcedureCaller } from '../../kit/procedure-route.js';
+import { adminRoute, fields, type AdminCaller } from '../../kit/admin-route.js';
+import { procedureRoute } from '../../kit/procedure-route.js';
 
-export type AdminCaller = ProcedureCaller['admin'];
 type Fields = Record<string, unknown>;
-
-/** How an adapter answers: the procedure's result as 200, a refusal as the contract's status and body. */
-export type AdminRouteHandle = <T>(call: (api: AdminCaller, request: FastifyRequest) => Promise<T>) => (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
-
-export function fields(value: unknown): Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Fields) : {};
-}
 
 /** A query flag is on only when it says `true` (`includePast`, `includeUnpublished`). */
 function flag(value: unknown): boolean | undefined {
@@ -42,9 +34,7 @@ function auditFilterOf(q: Fields): AuditFilter {
  * Mutations also pass the cross-site guard as an `onRequest` hook, before their body is read.
  */
 export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const guard = { onRequest: sameOriginMutation(ctx.config.baseUrl) };
-  const handle: AdminRouteHandle = <T>(call: (api: AdminCaller, request: FastifyRequest) => Promise<T>) =>
-    procedureRoute(ctx, 'administrator route failed', (api, request) => call(api.admin, request));
+  const { guard, handle } = adminRoute(ctx);
   const params = (request: FastifyRequest) => request.params as Record<string, string>;
   const query = (request: FastifyRequest) => fields(request.query);
   const course = (request: FastifyRequest) => ({ courseId: params(request).courseId! });
@@ -85,7 +75,7 @@ export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppCont
 
   // The account's audit trail as a spreadsheet: the filters of the dashboard's list as query parameters.
   app.get(
-    '/api/admin/audit.csv',
+    AUDIT_EXPORT_ROUTE.path,
     procedureRoute(
       ctx,
       'audit export failed',
@@ -113,6 +103,4 @@ export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppCont
       api.assessments.setRequired({ ...fields(request.body), ...assessment(request) } as Parameters<AdminCaller['assessments']['setRequired']>[0]),
     ),
   );
-
-  registerAdminPresetRoutes(app, { guard, handle });
 }

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
+import { EXIT_COMPLETE_ROUTE, EXIT_QUIT_ROUTE, EXIT_SESSION_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import { translator, type Translate } from '../../../i18n/translator.js';
 import { lmsCourseUrl } from '../../../lms/pages.js';
 import { requestLocale } from '../../../security/session.js';
-import { assessmentParams, exbPage } from '../../kit/student-access.js';
+import { exbPage } from '../../../pages/exb-page.js';
+import { assessmentParams } from '../../kit/student-access.js';
 import { htmlSecurityHeaders } from '../../../pages/shell.js';
 import { registerTestbedQuitNotice, testbedQuitNoticeHead } from '../../../pages/testbed-quit-notice.js';
 
@@ -42,14 +44,14 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
   // Malformed ids name nothing: the answer of any unknown address.
   const notFound = (reply: FastifyReply) => reply.callNotFound();
 
-  app.get<GrantRoute>('/exb/exit/session/:courseId/:quizId/:grant', async (request, reply) => {
+  app.get<GrantRoute>(EXIT_SESSION_ROUTE.path, async (request, reply) => {
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return notFound(reply);
     const { grant } = request.params;
     if (!isBase64UrlToken(grant) || !(await exits.checkGrant(params.courseId, params.contentId, grant)).ok) {
       return refused(reply, params.courseId);
     }
-    const quitPath = `/exb/exit/quit/${params.courseId}/${params.contentId}/${grant}`;
+    const quitPath = servicePath(EXIT_QUIT_ROUTE, [params.courseId, params.contentId, grant]);
     return page(reply, 200, (t) => ({
       title: t('launch:exit.submittedTitle'),
       paragraphs: [t('launch:exit.submittedMessage')],
@@ -63,7 +65,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
     return params === null ? notFound(reply) : refused(reply, params.courseId);
   });
 
-  app.get<GrantRoute>('/exb/exit/quit/:courseId/:quizId/:grant', async (request, reply) => {
+  app.get<GrantRoute>(EXIT_QUIT_ROUTE.path, async (request, reply) => {
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return notFound(reply);
     const { grant } = request.params;
@@ -72,7 +74,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
     return reply.code(303).headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(exit.quitUrl, 303);
   });
 
-  app.get<CompleteRoute>('/exb/exit/complete/:courseId/:quizId/:token', async (request, reply) => {
+  app.get<CompleteRoute>(EXIT_COMPLETE_ROUTE.path, async (request, reply) => {
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return notFound(reply);
     const { token } = request.params;

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import { LAUNCH_HANDOFF_ROUTE } from '@exb/shared/service-paths.js';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { AppContext } from '../../../context.js';
 import type { HandoffOutcome } from '../../../domain/exam-browser/config-grants.js';
 import { translator } from '../../../i18n/translator.js';
 import { lmsCourseUrl } from '../../../lms/pages.js';
 import { requestLocale } from '../../../security/session.js';
-import { exbPage, sensitiveResponse } from '../../kit/student-access.js';
+import { exbPage } from '../../../pages/exb-page.js';
+import { sensitiveResponse } from '../../kit/student-access.js';
 import { launchHandoffPage } from '../../../pages/launch-handoff-page.js';
 import { htmlSecurityHeaders } from '../../../pages/shell.js';
 import { clientSignal } from '../../kit/client-signal.js';
-
-export const LAUNCH_HANDOFF_PATH = '/exb/launch-handoff';
 
 type HandoffRoute = { Querystring: { key?: unknown } };
 
@@ -52,7 +52,7 @@ function handoffPage(
 export async function registerExbHandoffRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { config, examBrowser } = ctx;
   const htmlHeaders = htmlSecurityHeaders(config.lmsUrl);
-  app.get<HandoffRoute>(LAUNCH_HANDOFF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+  app.get<HandoffRoute>(LAUNCH_HANDOFF_ROUTE.path, { onRequest: sensitiveResponse }, async (request, reply) => {
     const handoff = await examBrowser.grants.openHandoff(request.query.key, clientSignal(reply));
     const { status, html } = handoffPage(handoff, config.lmsUrl, config.testbedExamBrowserUrl, requestLocale(request));
     return reply.code(status).headers(htmlHeaders).type('text/html; charset=utf-8').send(html);

@@ -1,15 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE } from '@exb/shared/service-paths.js';
 import { parseContentId } from '@exb/shared/content-id.js';
 import type { AppContext } from '../../../context.js';
 import { LtiError } from '../../../lti/errors.js';
 import { exbLaunchPath, type LaunchTarget } from '../../../lti/launch-target.js';
 import { launchRouteOptions } from '../../kit/launch-body.js';
-import { sendExbLaunch, sendLtiError, sessionForReload } from '../../views/role-view.js';
-import { handleLaunch, handleLogin } from './lti.js';
-
-/** The exam-browser launch endpoint of an assessment and its own login initiation, as registered. */
-export const EXB_LAUNCH_ROUTE = '/exb/launch/:contentId';
-export const EXB_LAUNCH_LOGIN_ROUTE = '/exb/launch/:contentId/login';
+import { sendLtiError } from '../../../pages/launch-refusals.js';
+import { handleLaunch, handleLogin } from '../../kit/launch-handlers.js';
+import { sessionForReload } from '../../kit/session-reload.js';
+import { sendExbLaunch } from '../../views/exb-launch-view.js';
 
 type ContentParams = { Params: { contentId: string } };
 
@@ -23,12 +22,12 @@ const notFound = (reply: FastifyReply) => reply.callNotFound();
 
 /** Document 3: `GET|POST /exb/launch/:contentId` and `GET /exb/launch/:contentId/login`. */
 export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  app.post<ContentParams>(EXB_LAUNCH_ROUTE, launchRouteOptions(ctx), (request, reply) => {
+  app.post<ContentParams>(EXB_LAUNCH_ROUTE.path, launchRouteOptions(ctx), (request, reply) => {
     const target = exbTarget(request.params.contentId);
     return target ? handleLaunch(request, reply, ctx, target) : notFound(reply);
   });
 
-  app.get<ContentParams>(EXB_LAUNCH_ROUTE, async (request, reply) => {
+  app.get<ContentParams>(EXB_LAUNCH_ROUTE.path, async (request, reply) => {
     const target = exbTarget(request.params.contentId);
     if (!target) return notFound(reply);
     const reload = sessionForReload(request, reply, ctx);
@@ -45,7 +44,7 @@ export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppCont
     return sendExbLaunch(request, reply, ctx, session, request.params.contentId);
   });
 
-  app.get<ContentParams>(EXB_LAUNCH_LOGIN_ROUTE, { exposeHeadRoute: false }, (request, reply) => {
+  app.get<ContentParams>(EXB_LAUNCH_LOGIN_ROUTE.path, { exposeHeadRoute: false }, (request, reply) => {
     const target = exbTarget(request.params.contentId);
     return target ? handleLogin(request, reply, ctx, request.query, target) : notFound(reply);
   });

@@ -3,13 +3,8 @@ import type { Locale } from '@exb/shared/i18n/locale.js';
 import { z } from 'zod';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../../../context.js';
-import {
-  SETUP_CHECK_CONFIG_FILES,
-  SETUP_CHECK_PATH,
-  SETUP_CHECK_PROOF_PATH,
-  SETUP_CHECK_QUIT_PATH,
-  SetupCheck,
-} from '../../../domain/setup-check.js';
+import { SETUP_CHECK_PROOF_ROUTE, SETUP_CHECK_QUIT_ROUTE, SETUP_CHECK_ROUTE } from '@exb/shared/service-paths.js';
+import { SETUP_CHECK_CONFIG_FILES, SetupCheck } from '../../../domain/setup-check.js';
 import { isVideoId, videoEmbedUrl } from '../../../domain/video-player.js';
 import type { ExbCertificate } from '../../../exb/certificate.js';
 import { translator } from '../../../i18n/translator.js';
@@ -112,12 +107,12 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     });
   }
 
-  app.get(SETUP_CHECK_PATH, async (request, reply) =>
+  app.get(SETUP_CHECK_ROUTE.path, async (request, reply) =>
     shell.send(
       reply,
       {
         view: 'exb-setup-check',
-        proofUrl: SETUP_CHECK_PROOF_PATH,
+        proofUrl: SETUP_CHECK_PROOF_ROUTE.path,
         expectedUrl: setupCheck.pageUrl,
         configUrl: setupCheck.configUrl,
         launchUrl: setupCheck.launchUrl,
@@ -127,7 +122,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     ),
   );
 
-  app.post(SETUP_CHECK_PROOF_PATH, async (request, reply) => {
+  app.post(SETUP_CHECK_PROOF_ROUTE.path, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const body = checkProofBodySchema.safeParse(request.body);
     if (!body.success) {
@@ -140,7 +135,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     return reply.code(403).send({ ...errorBody(ErrorCodes.INVALID_EXB_SETUP_CHECK_PROOF, SETUP_CHECK_REFUSED_MESSAGE), checks });
   });
 
-  app.get(SETUP_CHECK_QUIT_PATH, async (request, reply) => {
+  app.get(SETUP_CHECK_QUIT_ROUTE.path, async (request, reply) => {
     const locale = requestLocale(request);
     const t = translator(locale);
     const html = staticPage(

@@ -1,4 +1,5 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { REQUIRED_BROWSER_VIEW_ROUTE, REQUIRED_NEW_QUIZ_VIEW_ROUTE, SESSION_READINESS_DISMISS_ROUTE, SESSION_READINESS_ROUTE, SETUP_CHECK_ROUTE } from '@exb/shared/service-paths.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isLmsId, parseContentId } from '@exb/shared/content-id.js';
@@ -17,12 +18,6 @@ import {
 import { exbLaunchPath } from '../../../lti/launch-target.js';
 import { sameOriginMutation } from '../../kit/mutation-guard.js';
 import { htmlSecurityHeaders } from '../../../pages/shell.js';
-
-export const SESSION_READINESS_PATH = '/api/exb/session-readiness';
-export const SESSION_READINESS_DISMISS_PATH = '/api/exb/session-readiness/dismiss';
-export const REQUIRED_BROWSER_VIEW_PATH = '/exb/quiz/:courseId/:quizId';
-/** Not in the contract: the same view for new quizzes, which the detector links to from their assignment pages. */
-export const REQUIRED_NEW_QUIZ_VIEW_PATH = '/exb/new-quiz/:courseId/:quizId';
 
 const MAX_LMS_URL_LENGTH = 2048;
 
@@ -72,7 +67,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
 
   // The mutation guard runs first, so a page of another site learns nothing about the session.
   const mutation = { onRequest: [sensitiveResponse, sameOriginMutation(config.baseUrl)] };
-  app.post(SESSION_READINESS_PATH, mutation, async (request, reply) => {
+  app.post(SESSION_READINESS_ROUTE.path, mutation, async (request, reply) => {
     const access = student(request, reply);
     if (access === null) return reply;
     if (!(await admission.readiness(access.principal)).allowed) {
@@ -105,7 +100,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     }
   });
 
-  app.post(SESSION_READINESS_DISMISS_PATH, mutation, async (request, reply) => {
+  app.post(SESSION_READINESS_DISMISS_ROUTE.path, mutation, async (request, reply) => {
     const access = student(request, reply);
     if (access === null) return reply;
     await readinessDismissals.dismiss(access.principal.lmsUserId);
@@ -150,12 +145,12 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
       ...(principal.courseName !== undefined ? { courseName: principal.courseName } : {}),
       assessmentUrl,
       lmsReturnUrl: returnUrl,
-      setupCheckUrl: '/exb/check',
+      setupCheckUrl: SETUP_CHECK_ROUTE.path,
       actionToken: actionTokens.issue(session, 'config-grant'),
     });
   };
-  app.get<QuizViewRoute>(REQUIRED_BROWSER_VIEW_PATH, requiredBrowserView('classic'));
-  app.get<QuizViewRoute>(REQUIRED_NEW_QUIZ_VIEW_PATH, requiredBrowserView('newquiz'));
+  app.get<QuizViewRoute>(REQUIRED_BROWSER_VIEW_ROUTE.path, requiredBrowserView('classic'));
+  app.get<QuizViewRoute>(REQUIRED_NEW_QUIZ_VIEW_ROUTE.path, requiredBrowserView('newquiz'));
 }
 
 /** The LMS user id the LMS page named, when it is one. */

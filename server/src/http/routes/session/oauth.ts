@@ -1,5 +1,6 @@
 import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
+import { OAUTH_CALLBACK_ROUTE } from '@exb/shared/service-paths.js';
 import {
   AUTHORIZATION_STARTS,
   authorizationStartPath,
@@ -128,7 +129,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     return reply.send({ success: true, ticket: outcome.ticket, expiresInSeconds: outcome.expiresInSeconds });
   });
 
-  app.get('/api/oauth2callback', async (request, reply) => {
+  app.get(OAUTH_CALLBACK_ROUTE.path, async (request, reply) => {
     const session = readSession(request);
     const locale = requestLocale(request);
     const t = translator(locale);

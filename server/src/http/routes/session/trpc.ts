@@ -1,4 +1,5 @@
 import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/adapters/fastify';
+import { TRPC_PREFIX } from '@exb/shared/service-paths.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -35,7 +36,7 @@ export async function registerTrpcRoutes(app: FastifyInstance, ctx: AppContext):
 
 async function registerTrpcPlugin(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
+    prefix: TRPC_PREFIX,
     trpcOptions: {
       router: appRouter,
       maxBatchSize: TRPC_MAX_BATCH_SIZE,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DETECTOR_SCRIPT_ALIAS_ROUTE, DETECTOR_SCRIPT_ROUTE, DETECTOR_TRACE_ROUTE, THEME_LOADER_ROUTE } from '@exb/shared/service-paths.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppConfig } from '../../../config/app-config.js';
 import {
@@ -10,12 +11,6 @@ import {
 import { DetectorTraces, TRACE_BODY_LIMIT_BYTES } from '../../../lms-scripts/trace.js';
 import { errorBody } from '../../kit/error-body.js';
 import { allowLmsOrigin } from '../../kit/lms-cors.js';
-
-export const DETECTOR_SCRIPT_PATH = '/js/lms-exb-detector.js';
-/** Older theme overrides load the detector from here; it must stay byte-for-byte the same response, never a redirect. */
-export const DETECTOR_SCRIPT_ALIAS_PATH = '/api/exb/lms-detector.js';
-export const THEME_LOADER_PATH = '/js/lms-exb-theme-loader.js';
-export const DETECTOR_TRACE_PATH = '/api/debug/lms-detector-trace';
 
 /** The part of the configuration the detector routes read; the full application context satisfies it. */
 export interface DetectorRouteContext {
@@ -64,9 +59,9 @@ export async function registerDetectorScriptRoutes(
     return reply.headers(script.headers).send(script.body);
   };
   const detector = serve('lms-exb-detector');
-  app.get(DETECTOR_SCRIPT_PATH, detector);
-  app.get(DETECTOR_SCRIPT_ALIAS_PATH, detector);
-  app.get(THEME_LOADER_PATH, serve('lms-exb-theme-loader'));
+  app.get(DETECTOR_SCRIPT_ROUTE.path, detector);
+  app.get(DETECTOR_SCRIPT_ALIAS_ROUTE.path, detector);
+  app.get(THEME_LOADER_ROUTE.path, serve('lms-exb-theme-loader'));
 }
 
 /** The diagnostics sink the detector posts traces to from LMS pages. */
@@ -78,8 +73,8 @@ export async function registerDetectorTraceRoutes(app: FastifyInstance, ctx: Det
     testbed: config.testbedEnabled,
     lmsOrigin: config.lmsUrl,
   });
-  allowLmsOrigin(app, ctx, { paths: [DETECTOR_TRACE_PATH], methods: ['POST'], headers: ['content-type'] });
-  app.post(DETECTOR_TRACE_PATH, { bodyLimit: TRACE_BODY_LIMIT_BYTES }, async (request, reply) => {
+  allowLmsOrigin(app, ctx, { paths: [DETECTOR_TRACE_ROUTE.path], methods: ['POST'], headers: ['content-type'] });
+  app.post(DETECTOR_TRACE_ROUTE.path, { bodyLimit: TRACE_BODY_LIMIT_BYTES }, async (request, reply) => {
     reply.header('cache-control', 'no-store');
     const admission = await traces.admit(request.headers.origin);
     if (admission.outcome === 'disabled') return reply.send({ enabled: false });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { ACCESS_CODE_ROUTE, ACCESS_PROOF_ROUTE, REQUIREMENT_ROUTE, TOOLS_ROUTE } from '@exb/shared/service-paths.js';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { matchAssessmentPage } from '@exb/shared/lms-paths.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
@@ -9,6 +10,7 @@ import {
   assessmentParams,
   provenCoursePrincipal,
   sendCourseUnverified,
+  NO_SETTING_MESSAGE,
   sendNoSetting,
   sendPrincipalRequired,
   sendRateLimited,
@@ -18,15 +20,6 @@ import {
 import { allowLmsOrigin } from '../../kit/lms-cors.js';
 import { clientSignal } from '../../kit/client-signal.js';
 
-/**
- * `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router refuses an over-long parameter itself,
- * and this route answers 200 to everything.
- */
-export const REQUIREMENT_PATH = '/api/exb/requirement/*';
-export const ACCESS_PROOF_PATH = '/api/exb/access-proof/:courseId/:quizId';
-export const ACCESS_CODE_PATH = '/api/exb/access-code/:courseId/:quizId';
-export const TOOLS_PATH = '/api/exb/tools/:courseId/:quizId';
-
 export const PROOF_TOKEN_HEADER = 'x-exb-proof-token';
 export const CONFIG_KEY_HASH_HEADER = 'x-exb-configkeyhash';
 
@@ -35,7 +28,6 @@ export const REQUIREMENT_CACHE_CONTROL = 'private, no-store, max-age=0';
 
 const INVALID_PROOF_MESSAGE =
   'The exam browser configuration does not match this quiz or is out of date. Download a fresh configuration from the quiz.';
-const NO_SETTING_MESSAGE = 'This quiz has no exam browser setting.';
 
 // Lengths far above real values (a hash is 64 characters, a page URL well under a kilobyte) bound the work on input.
 const MAX_URL_LENGTH = 4096;
@@ -50,9 +42,11 @@ type AssessmentRoute = { Params: { courseId: string; quizId: string } };
  */
 export async function registerRequirementRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { requirement, admission } = ctx.examBrowser;
-  allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_PATH], methods: ['GET'], headers: [] });
+  allowLmsOrigin(app, ctx, { paths: [REQUIREMENT_ROUTE.path], methods: ['GET'], headers: [] });
 
-  app.get<{ Params: { '*': string } }>(REQUIREMENT_PATH, async (request, reply) => {
+  // `/api/exb/requirement/:courseId/:quizId`, registered as a wildcard: the router refuses an over-long parameter
+  // itself, and this route answers 200 to everything.
+  app.get<{ Params: { '*': string } }>(REQUIREMENT_ROUTE.path, async (request, reply) => {
     const segments = request.params['*'].split('/');
     const exbRequired =
       segments.length === 2 &&
@@ -74,10 +68,10 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
   const { proofs, admission } = examBrowser;
   const allowHttpLoopback = !config.production;
 
-  allowLmsOrigin(app, ctx, { paths: [ACCESS_PROOF_PATH], methods: ['POST'], headers: ['content-type', CONFIG_KEY_HASH_HEADER] });
-  allowLmsOrigin(app, ctx, { paths: [ACCESS_CODE_PATH], methods: ['POST'], headers: ['content-type', PROOF_TOKEN_HEADER] });
+  allowLmsOrigin(app, ctx, { paths: [ACCESS_PROOF_ROUTE.path], methods: ['POST'], headers: ['content-type', CONFIG_KEY_HASH_HEADER] });
+  allowLmsOrigin(app, ctx, { paths: [ACCESS_CODE_ROUTE.path], methods: ['POST'], headers: ['content-type', PROOF_TOKEN_HEADER] });
 
-  app.post<AssessmentRoute>(ACCESS_PROOF_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+  app.post<AssessmentRoute>(ACCESS_PROOF_ROUTE.path, { onRequest: sensitiveResponse }, async (request, reply) => {
     const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>;
     const headerHash = request.headers[CONFIG_KEY_HASH_HEADER];
     const configKeyHash = body.configKeyHash ?? (typeof headerHash === 'string' ? headerHash : undefined);
@@ -107,7 +101,7 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE));
   });
 
-  app.post<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
+  app.post<AssessmentRoute>(ACCESS_CODE_ROUTE.path, { onRequest: sensitiveResponse }, async (request, reply) => {
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
     const proofToken = request.headers[PROOF_TOKEN_HEADER];
@@ -133,24 +127,8 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
       .send(errorBody(ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'The proof is unknown, expired or already used, or the quiz settings changed. Prove again.'));
   });
 
-  app.get<AssessmentRoute>(ACCESS_CODE_PATH, { onRequest: sensitiveResponse }, async (_request, reply) =>
+  app.get<AssessmentRoute>(ACCESS_CODE_ROUTE.path, { onRequest: sensitiveResponse }, async (_request, reply) =>
     reply.code(405).header('allow', 'POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use POST with the x-exb-proof-token header.')),
   );
 
-}
-
-/** Document 3, "tools": the approved tools of an assessment, for the student's session only; called with the service's cookies. */
-export async function registerExbToolsRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  const { proofs } = ctx.examBrowser;
-  allowLmsOrigin(app, ctx, { paths: [TOOLS_PATH], methods: ['GET'], credentials: true, headers: [] });
-
-  app.get<AssessmentRoute>(TOOLS_PATH, { onRequest: sensitiveResponse }, async (request, reply) => {
-    const access = await provenCoursePrincipal(request, request.params.courseId, ctx.identity);
-    if (access === null) return sendPrincipalRequired(reply);
-    // Tool URLs may carry keys (`?k=…`): only a course the LMS proved for this launch's context lists them.
-    if (access === 'unproven') return sendCourseUnverified(reply);
-    const params = assessmentParams(request.params.courseId, request.params.quizId);
-    if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
-    return reply.send({ success: true, tools: await proofs.tools(params.courseId, params.contentId) });
-  });
 }

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { AppContext } from '../../../context.js';
-import { SESSION_START_PATH, type SessionStartOutcome } from '../../../domain/exam-browser/config-grants.js';
+import { SESSION_START_ROUTE } from '@exb/shared/service-paths.js';
+import type { SessionStartOutcome } from '../../../domain/exam-browser/config-grants.js';
 import { translator } from '../../../i18n/translator.js';
 import { lmsAssessmentUrl, lmsCourseUrl } from '../../../lms/pages.js';
 import { htmlSecurityHeaders } from '../../../pages/shell.js';
 import { requestLocale } from '../../../security/session.js';
 import { clientSignal } from '../../kit/client-signal.js';
-import { assessmentParams, exbPage, sensitiveResponse } from '../../kit/student-access.js';
+import { exbPage } from '../../../pages/exb-page.js';
+import { assessmentParams, sensitiveResponse } from '../../kit/student-access.js';
 
 type StartRoute = { Params: { courseId: string; contentId: string }; Querystring: { key?: unknown } };
 type StartRefusal = Exclude<SessionStartOutcome, { ok: true }>['reason'];
@@ -45,7 +47,7 @@ function refusalPage(reason: StartRefusal, backUrl: string, locale: Locale): str
 export async function registerExbSessionStartRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const { config, examBrowser } = ctx;
   const htmlHeaders = htmlSecurityHeaders(config.lmsUrl);
-  app.get<StartRoute>(SESSION_START_PATH, { onRequest: sensitiveResponse, exposeHeadRoute: false }, async (request, reply) => {
+  app.get<StartRoute>(SESSION_START_ROUTE.path, { onRequest: sensitiveResponse, exposeHeadRoute: false }, async (request, reply) => {
     // The session URL signs its holder in: it must not leak through a Referer or a cache.
     reply.headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' });
     const params = assessmentParams(request.params.courseId, request.params.contentId);
