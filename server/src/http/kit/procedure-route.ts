@@ -5,7 +5,7 @@ import { restErrorOf } from '../../trpc/error-mapping.js';
 import { createCallerFactory } from '../../trpc/init.js';
 import { appRouter } from '../../trpc/router.js';
 import { errorBody } from './error-body.js';
-import { trpcContext } from '../routes/session/trpc.js';
+import { trpcContext } from './trpc-context.js';
 
 const createCaller = createCallerFactory(appRouter);
 

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
+import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { servicePath, CONFIG_GRANT_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../context.js';
 import type { CoursePrincipal } from '../../identity/principal.js';
-import { STUDENT_SESSION_AUTHORIZE_PATH } from '../kit/student-access.js';
 
 /** The config-grant route of one assessment, as the student pages call it. */
 export function configGrantPath(courseId: string, contentId: string): string {
@@ -46,7 +46,7 @@ export async function studentCourseData(request: FastifyRequest, ctx: AppContext
             configGrantUrl: configGrantPath(principal.courseId, contentId),
           })),
         }),
-    ...(readiness.applies ? { authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH, sessionReadiness: { dismissed } } : {}),
+    ...(readiness.applies ? { authorizeUrl: authorizationStartPath('student-session-authorize'), sessionReadiness: { dismissed } } : {}),
   };
 }
 

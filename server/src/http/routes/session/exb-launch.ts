@@ -6,7 +6,7 @@ import { LtiError } from '../../../lti/errors.js';
 import { exbLaunchPath, type LaunchTarget } from '../../../lti/launch-target.js';
 import { launchRouteOptions } from '../../kit/launch-body.js';
 import { sendLtiError } from '../../../pages/launch-refusals.js';
-import { handleLaunch, handleLogin } from '../../kit/launch-handlers.js';
+import { handleLaunch, handleLogin } from '../../views/lti-launch.js';
 import { sessionForReload } from '../../kit/session-reload.js';
 import { sendExbLaunch } from '../../views/exb-launch-view.js';
 

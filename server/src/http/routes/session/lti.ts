@@ -6,7 +6,7 @@ import { LTI_LAUNCH_PATH } from '../../../lti/launch-target.js';
 import { sendLtiError } from '../../../pages/launch-refusals.js';
 import { registerPlatformStorageScript } from '../../../pages/platform-storage-pages.js';
 import { launchRouteOptions } from '../../kit/launch-body.js';
-import { handleLaunch, handleLogin } from '../../kit/launch-handlers.js';
+import { handleLaunch, handleLogin } from '../../views/lti-launch.js';
 import { sessionForReload } from '../../kit/session-reload.js';
 import { sendRoleView } from '../../views/role-view.js';
 

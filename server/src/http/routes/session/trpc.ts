@@ -2,17 +2,11 @@ import { fastifyTRPCPlugin, type FastifyTRPCPluginOptions } from '@trpc/server/a
 import { TRPC_PREFIX } from '@exb/shared/service-paths.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { readSession } from '../../../security/session.js';
 import { errorBody } from '../../kit/error-body.js';
-import type { TrpcContext } from '../../../trpc/init.js';
+import { trpcContext } from '../../kit/trpc-context.js';
 import { appRouter, type AppRouter } from '../../../trpc/router.js';
-
-/** The procedures' context for one request; the session comes from the request's cookie, never from its input. */
-export function trpcContext(app: AppContext, request: FastifyRequest): TrpcContext {
-  return { app, requestHeaders: request.headers, requestId: String(request.id), session: readSession(request), responseHeaders: {} };
-}
 
 /** What tRPC's HTTP link sends: queries as `GET`, mutations as `POST`. */
 const TRPC_METHODS = new Set(['GET', 'HEAD', 'POST']);

@@ -10,10 +10,10 @@ import { sendLtiError, sendNotAuthorized } from '../../pages/launch-refusals.js'
 import { sendStoragePutPage, sendStorageReadPage } from '../../pages/platform-storage-pages.js';
 import { sessionCookieOptions } from '../../security/session-cookie.js';
 import { readSessionOfAnyAge, startSession } from '../../security/session.js';
-import { sendExbLaunch } from '../views/exb-launch-view.js';
-import { sendRoleView } from '../views/role-view.js';
-import { clientSignal } from './client-signal.js';
-import { launchLocale } from './launch-locale.js';
+import { sendExbLaunch } from './exb-launch-view.js';
+import { sendRoleView } from './role-view.js';
+import { clientSignal } from '../kit/client-signal.js';
+import { launchLocale } from '../kit/launch-locale.js';
 
 /** The login and launch of both launch endpoints (`/lti/...` and `/exb/launch/:contentId`). */
 
