@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus, type ErrorCode } from '@exb/shared/error-codes.js';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyBaseLogger } from 'fastify';
@@ -32,10 +32,10 @@ export function createClientErrorHandler(logger: FastifyBaseLogger): (error: Con
 
 function refusalFor(code: string | undefined): { status: number; errorCode: ErrorCode; message: string } {
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return { status: 408, errorCode: ErrorCodes.REQUEST_TIMEOUT, message: 'The request did not arrive in time.' };
+    return { status: errorStatus(ErrorCodes.REQUEST_TIMEOUT), errorCode: ErrorCodes.REQUEST_TIMEOUT, message: 'The request did not arrive in time.' };
   }
   if (code === 'HPE_HEADER_OVERFLOW') {
-    return { status: 431, errorCode: ErrorCodes.HEADERS_TOO_LARGE, message: 'The request headers are too large.' };
+    return { status: errorStatus(ErrorCodes.HEADERS_TOO_LARGE), errorCode: ErrorCodes.HEADERS_TOO_LARGE, message: 'The request headers are too large.' };
   }
-  return { status: 400, errorCode: ErrorCodes.INVALID_REQUEST, message: 'The request is not valid HTTP.' };
+  return { status: errorStatus(ErrorCodes.INVALID_REQUEST), errorCode: ErrorCodes.INVALID_REQUEST, message: 'The request is not valid HTTP.' };
 }

@@ -3,7 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { OutageLog } from '../../db/outage-log.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { ClientGoneError } from './client-signal.js';
-import { errorBody } from './error-body.js';
+import { errorBody, sendError } from './error-body.js';
 import { sendNotFound, type NotFoundPage } from './not-found.js';
 import { isApiPath } from './page-request.js';
 import { sendServiceUnavailable } from './service-unavailable.js';
@@ -32,12 +32,12 @@ export function registerErrorHandlers(app: FastifyInstance, options: ErrorHandle
   const outage = options.databaseOutage ?? new OutageLog(app.log);
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error.validation) {
-      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, `Invalid request: ${error.message}`));
+      return sendError(reply, ErrorCodes.INVALID_REQUEST, `Invalid request: ${error.message}`);
     }
     if (error instanceof ClientGoneError) {
-      // Nobody reads the answer; the status only tells the access log what happened.
+      // Nobody reads the answer; its code and the catalogue's status (408) only tell the access log what happened.
       request.log.info('client gone before a one-time token was spent; nothing spent');
-      return reply.code(499).send(errorBody(ErrorCodes.REQUEST_TIMEOUT, error.message));
+      return sendError(reply, ErrorCodes.REQUEST_TIMEOUT, error.message);
     }
     if (isDatabaseUnavailable(error)) {
       outage.refused(error);
@@ -52,7 +52,7 @@ export function registerErrorHandlers(app: FastifyInstance, options: ErrorHandle
       return reply.code(status).send(errorBody(code, error.message));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return reply.code(500).send(errorBody(ErrorCodes.INTERNAL_ERROR, 'The service could not complete the request.'));
+    return sendError(reply, ErrorCodes.INTERNAL_ERROR, 'The service could not complete the request.');
   });
 
   app.setNotFoundHandler((request, reply) => sendNotFound(request, reply, options.notFoundPage));
@@ -73,7 +73,7 @@ export function frameworkErrorHandler(notFoundPage?: NotFoundPage) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendNotFound(request, reply, notFoundPage);
     const message = 'Invalid request: the path is not a valid URL.';
-    if (isApiPath(request.url)) return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, message));
+    if (isApiPath(request.url)) return sendError(reply, ErrorCodes.INVALID_REQUEST, message);
     return reply.code(400).type('text/plain; charset=utf-8').send(message);
   };
 }

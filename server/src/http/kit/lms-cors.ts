@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
-import { errorBody } from './error-body.js';
+import { sendError } from './error-body.js';
 
 /** Request headers the LMS scripts send besides the CORS-safelisted ones. */
 export const LMS_CORS_REQUEST_HEADERS = ['content-type', 'x-exb-proof-token', 'x-exb-configkeyhash'] as const;
@@ -99,10 +99,11 @@ function registerPreflight(app: FastifyInstance, registry: Registry, path: strin
       policy === undefined ||
       !requestedHeadersAllowed(request.headers['access-control-request-headers'], policy)
     ) {
-      return reply
-        .code(403)
-        .header('cache-control', 'no-store')
-        .send(errorBody(ErrorCodes.CORS_NOT_ALLOWED, 'This origin, method or header may not call this route from a browser.'));
+      return sendError(
+        reply.header('cache-control', 'no-store'),
+        ErrorCodes.CORS_NOT_ALLOWED,
+        'This origin, method or header may not call this route from a browser.',
+      );
     }
     grant(reply, registry, policy, request.headers.origin);
     return reply

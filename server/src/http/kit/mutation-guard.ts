@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { crossSiteMutationRefusal } from '../../security/fetch-metadata.js';
-import { errorBody } from './error-body.js';
+import { sendError } from './error-body.js';
 
 /**
  * The `onRequest` hook of every REST mutation the session cookie authenticates (tRPC procedures get the same rule in
@@ -10,6 +10,6 @@ export function sameOriginMutation(serviceOrigin: string) {
   return async function sameOriginMutationGuard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const refusal = crossSiteMutationRefusal(request.headers, serviceOrigin);
     if (refusal === null) return;
-    await reply.code(refusal.status).header('cache-control', 'no-store').send(errorBody(refusal.errorCode, refusal.message));
+    await sendError(reply.header('cache-control', 'no-store'), refusal.errorCode, refusal.message);
   };
 }

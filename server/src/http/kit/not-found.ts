@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { translator } from '../../i18n/translator.js';
 import { requestLocale } from '../../security/session.js';
-import { errorBody } from './error-body.js';
+import { sendError } from './error-body.js';
 import { isApiPath, wantsPage } from './page-request.js';
 import type { ShellRenderer } from '../../pages/shell.js';
 
@@ -24,5 +24,5 @@ export function notFoundPage(shell: ShellRenderer, lmsUrl: string): NotFoundPage
 export function sendNotFound(request: FastifyRequest, reply: FastifyReply, page?: NotFoundPage): FastifyReply {
   if (page !== undefined && wantsPage(request)) return page(reply);
   const message = isApiPath(request.url) ? 'No such API route.' : 'Nothing is at this address.';
-  return reply.code(404).send(errorBody(ErrorCodes.NOT_FOUND, message));
+  return sendError(reply, ErrorCodes.NOT_FOUND, message);
 }

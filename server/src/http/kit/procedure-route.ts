@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.js';
 import { restErrorOf } from '../../trpc/error-mapping.js';
 import { createCallerFactory } from '../../trpc/init.js';
 import { appRouter } from '../../trpc/router.js';
-import { errorBody } from './error-body.js';
+import { sendError } from './error-body.js';
 import { trpcContext } from './trpc-context.js';
 
 const createCaller = createCallerFactory(appRouter);
@@ -36,7 +36,7 @@ export function procedureRoute<T>(
       const refusal = restErrorOf(error);
       if (refusal !== null) return reply.code(refusal.status).send(refusal.body);
       request.log.error({ err: error }, failure);
-      return reply.code(500).send(errorBody(ErrorCodes.INTERNAL_ERROR, 'The service could not complete the request.'));
+      return sendError(reply, ErrorCodes.INTERNAL_ERROR, 'The service could not complete the request.');
     }
     reply.headers(procedureContext.responseHeaders);
     return respond(reply, result);

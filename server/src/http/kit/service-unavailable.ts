@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import { translator } from '../../i18n/translator.js';
 import { requestLocale } from '../../security/session.js';
 import { errorBody } from './error-body.js';
@@ -12,7 +12,7 @@ export const SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** `503` with `Retry-After`: `{ success: false, error_code: "SERVICE_UNAVAILABLE", message }`, or a page in the tool's look. */
 export function sendServiceUnavailable(request: FastifyRequest, reply: FastifyReply, lmsOrigin: string | undefined): FastifyReply {
-  reply.code(503).header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store');
+  reply.code(errorStatus(ErrorCodes.SERVICE_UNAVAILABLE)).header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)).header('cache-control', 'no-store');
   if (wantsPage(request)) {
     if (lmsOrigin !== undefined) reply.headers(htmlSecurityHeaders(lmsOrigin));
     const locale = requestLocale(request);

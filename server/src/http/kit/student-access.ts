@@ -7,7 +7,7 @@ import type { CoursePrincipal } from '../../identity/principal.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../../security/admission-budget.js';
 import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js';
 import { readSession, type SessionData } from '../../security/session.js';
-import { errorBody } from './error-body.js';
+import { sendError } from './error-body.js';
 
 /** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
 
@@ -68,25 +68,22 @@ export const COURSE_UNVERIFIED_MESSAGE =
 
 /** The contract's `403 LMS_COURSE_UNVERIFIED`, naming where the student connects their LMS account. */
 export function sendCourseUnverified(reply: FastifyReply): FastifyReply {
-  return reply
-    .code(403)
-    .header('cache-control', reply.getHeader('cache-control') ?? 'no-store')
-    .send({ ...errorBody(ErrorCodes.LMS_COURSE_UNVERIFIED, COURSE_UNVERIFIED_MESSAGE), authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH });
+  return sendError(reply.header('cache-control', reply.getHeader('cache-control') ?? 'no-store'), ErrorCodes.LMS_COURSE_UNVERIFIED, COURSE_UNVERIFIED_MESSAGE, {
+    fields: { authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH },
+  });
 }
 
 export function sendRateLimited(reply: FastifyReply, message: string): FastifyReply {
-  return reply
-    .code(429)
-    .header('retry-after', String(RATE_LIMIT_RETRY_AFTER_SECONDS))
-    .header('cache-control', reply.getHeader('cache-control') ?? 'no-store')
-    .send(errorBody(ErrorCodes.RATE_LIMITED, message));
+  reply.header('retry-after', String(RATE_LIMIT_RETRY_AFTER_SECONDS)).header('cache-control', reply.getHeader('cache-control') ?? 'no-store');
+  return sendError(reply, ErrorCodes.RATE_LIMITED, message);
 }
 
 export function sendPrincipalRequired(reply: FastifyReply): FastifyReply {
-  return reply
-    .code(403)
-    .header('cache-control', 'no-store')
-    .send(errorBody(ErrorCodes.LTI_PRINCIPAL_REQUIRED, 'Open this quiz from your course in the LMS; this session does not belong to it.'));
+  return sendError(
+    reply.header('cache-control', 'no-store'),
+    ErrorCodes.LTI_PRINCIPAL_REQUIRED,
+    'Open this quiz from your course in the LMS; this session does not belong to it.',
+  );
 }
 
 /** Words of the 404 for an assessment without a setting. */

@@ -5,7 +5,7 @@ import { CONFIG_GRANT_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import type { HandoffPurpose, MintOutcome } from '../../../domain/exam-browser/config-grants.js';
 import { type ActionTokenCheck } from '../../../security/action-token.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import { sameOriginMutation } from '../../kit/mutation-guard.js';
 import {
   assessmentParams,
@@ -42,9 +42,8 @@ function sendMintRefusal(request: FastifyRequest, reply: FastifyReply, reason: M
       request.log.warn('configuration grant refused: the encryption certificate is not usable');
       return sendNoSetting(reply, 'The exam browser configuration cannot be provided right now. Tell your LMS administrator.');
     case 'session-authorization-required':
-      return reply.code(403).send({
-        ...errorBody(ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED, 'Connect your LMS account first, so the exam browser can sign you in to the quiz.'),
-        authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
+      return sendError(reply, ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED, 'Connect your LMS account first, so the exam browser can sign you in to the quiz.', {
+        fields: { authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH },
       });
   }
 }
@@ -54,7 +53,7 @@ function sendActionTokenRefusal(reply: FastifyReply, reason: Exclude<ActionToken
     reason === 'expired'
       ? 'This page has been open too long. Reload it, then download the configuration again.'
       : 'The request did not come from this session’s quiz page. Reload the page, then try again.';
-  return reply.code(403).send(errorBody(ErrorCodes.INVALID_ACTION_TOKEN, message));
+  return sendError(reply, ErrorCodes.INVALID_ACTION_TOKEN, message);
 }
 
 /** Document 3: `POST /api/exb/config-grant/...`, from the student's session. */
@@ -67,7 +66,7 @@ export async function registerConfigGrantRoutes(app: FastifyInstance, ctx: AppCo
     const access = coursePrincipal(request, request.params.courseId);
     if (access === null) return sendPrincipalRequired(reply);
     const body = grantBodySchema.safeParse(request.body ?? {});
-    if (!body.success) return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Invalid request: expected a JSON object body'));
+    if (!body.success) return sendError(reply, ErrorCodes.INVALID_REQUEST, 'Invalid request: expected a JSON object body');
     const token = actionTokens.verify(body.data.actionToken, access.session, 'config-grant');
     if (!token.ok) return sendActionTokenRefusal(reply, token.reason);
     const params = assessmentParams(request.params.courseId, request.params.contentId);

@@ -10,7 +10,7 @@ import type { ExbCertificate } from '../../../exb/certificate.js';
 import { translator } from '../../../i18n/translator.js';
 import { clientAddressKey, memoryBudget, RATE_LIMIT_RETRY_AFTER_SECONDS, type AdmissionBudget } from '../../../security/admission-budget.js';
 import { requestLocale } from '../../../security/session.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import { escapeHtml, htmlSecurityHeaders } from '../../../pages/shell.js';
 import { staticPage } from '../../../pages/static-page.js';
 import { testbedQuitNoticeHead } from '../../../pages/testbed-quit-notice.js';
@@ -85,15 +85,11 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
       const configuration = setupCheck.configuration();
       if (!configuration.available) {
         request.log.warn({ reason: configuration.reason }, 'setup-check configuration refused: certificate not ready');
-        return reply
-          .code(503)
-          .header('cache-control', 'no-store')
-          .send(
-            errorBody(
-              ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
-              'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
-            ),
-          );
+        return sendError(
+          reply.header('cache-control', 'no-store'),
+          ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
+          'The exam browser configuration cannot be provided right now. Tell your LMS administrator.',
+        );
       }
       return reply
         .headers({
@@ -127,12 +123,12 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
     const body = checkProofBodySchema.safeParse(request.body);
     if (!body.success) {
       const problems = body.error.issues.map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`);
-      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, `Invalid request: ${problems.join('; ')}`));
+      return sendError(reply, ErrorCodes.INVALID_REQUEST, `Invalid request: ${problems.join('; ')}`);
     }
     const checks = setupCheck.check(body.data.configKeyHash, body.data.url);
     if (checks.configKey && checks.expectedUrl) return reply.send({ success: true, checks });
     // The refusal keeps both results, so the setup-check page can still say which check failed.
-    return reply.code(403).send({ ...errorBody(ErrorCodes.INVALID_EXB_SETUP_CHECK_PROOF, SETUP_CHECK_REFUSED_MESSAGE), checks });
+    return sendError(reply, ErrorCodes.INVALID_EXB_SETUP_CHECK_PROOF, SETUP_CHECK_REFUSED_MESSAGE, { fields: { checks } });
   });
 
   app.get(SETUP_CHECK_QUIT_ROUTE.path, async (request, reply) => {
@@ -169,10 +165,8 @@ async function admitted(budget: AdmissionBudget, key: string): Promise<boolean> 
 }
 
 function rateLimited(reply: FastifyReply): FastifyReply {
-  return reply
-    .code(429)
-    .headers({ 'retry-after': String(RATE_LIMIT_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' })
-    .send(errorBody(ErrorCodes.RATE_LIMITED, 'Too many downloads of the setup check. Try again in a minute.'));
+  reply.headers({ 'retry-after': String(RATE_LIMIT_RETRY_AFTER_SECONDS), 'cache-control': 'no-store' });
+  return sendError(reply, ErrorCodes.RATE_LIMITED, 'Too many downloads of the setup check. Try again in a minute.');
 }
 
 /**

@@ -7,7 +7,7 @@ import type { AppContext } from '../../../context.js';
 import { translator } from '../../../i18n/translator.js';
 import { lmsAssessmentUrl, lmsCourseUrl, lmsToolLaunchUrl } from '../../../lms/pages.js';
 import { readSession, requestLocale } from '../../../security/session.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import {
   assessmentParams,
   provenCoursePrincipal,
@@ -59,7 +59,7 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
   const student = (request: Parameters<typeof readSession>[0], reply: FastifyReply) => {
     const session = readSession(request);
     if (session === null || session.principal.kind !== 'student') {
-      reply.code(403).send(errorBody(ErrorCodes.LTI_STUDENT_REQUIRED, 'Open the tool from your course in the LMS as a student.'));
+      sendError(reply, ErrorCodes.LTI_STUDENT_REQUIRED, 'Open the tool from your course in the LMS as a student.');
       return null;
     }
     return { session, principal: session.principal };
@@ -85,18 +85,13 @@ export async function registerExbStudentRoutes(app: FastifyInstance, ctx: AppCon
     }
     switch (outcome.reason) {
       case 'authorization-required':
-        return reply.code(403).send({
-          ...errorBody(ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED, 'Connect your LMS account so the exam browser can sign you in.'),
-          authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH,
+        return sendError(reply, ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED, 'Connect your LMS account so the exam browser can sign you in.', {
+          fields: { authorizeUrl: STUDENT_SESSION_AUTHORIZE_PATH },
         });
       case 'lms-failed':
-        return reply
-          .code(502)
-          .send(errorBody(ErrorCodes.LMS_SESSION_READINESS_FAILED, 'The LMS could not confirm the sign-in for the exam browser. Try again later.'));
+        return sendError(reply, ErrorCodes.LMS_SESSION_READINESS_FAILED, 'The LMS could not confirm the sign-in for the exam browser. Try again later.');
       case 'unavailable':
-        return reply
-          .code(503)
-          .send(errorBody(ErrorCodes.LMS_SESSION_UNAVAILABLE, 'Signing the exam browser into the LMS is not set up for this tool.'));
+        return sendError(reply, ErrorCodes.LMS_SESSION_UNAVAILABLE, 'Signing the exam browser into the LMS is not set up for this tool.');
     }
   });
 

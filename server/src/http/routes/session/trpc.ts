@@ -4,7 +4,7 @@ import { ErrorCodes } from '@exb/shared/error-codes.js';
 import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import { trpcContext } from '../../kit/trpc-context.js';
 import { appRouter, type AppRouter } from '../../../trpc/router.js';
 
@@ -17,11 +17,11 @@ export async function registerTrpcRoutes(app: FastifyInstance, ctx: AppContext):
     // The adapter's route takes every method and hands it to a fetch `Request`, which throws on `TRACE` and others.
     trpc.addHook('onRequest', async (request, reply) => {
       if (!TRPC_METHODS.has(request.method)) {
-        return reply.code(405).header('allow', 'GET, POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use GET or POST.'));
+        return sendError(reply.header('allow', 'GET, POST'), ErrorCodes.METHOD_NOT_ALLOWED, 'Use GET or POST.');
       }
       // Each mutation is a change of its own (its guard, its audit entry, its LMS calls): never several in one request.
       if (request.method === 'POST' && (request.params as { path?: string }).path?.includes(',')) {
-        return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Send each mutation in a request of its own.'));
+        return sendError(reply, ErrorCodes.INVALID_REQUEST, 'Send each mutation in a request of its own.');
       }
     });
     await registerTrpcPlugin(trpc, ctx);

@@ -1,30 +1,27 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, type AnswerErrorCode } from '@exb/shared/error-codes.js';
 import { CONFIG_DOWNLOAD_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import type { DownloadFailure } from '../../../domain/exam-browser/config-grants.js';
 import { parseConfigFileName } from '../../../exb/config-file-type.js';
 import { clientSignal } from '../../kit/client-signal.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import { assessmentParams, sendRateLimited } from '../../kit/student-access.js';
 
 type DownloadRoute = { Params: { courseId: string; fileName: string }; Querystring: { grant?: unknown } };
 
-const DOWNLOAD_FAILURES: Record<DownloadFailure, { status: number; code: ErrorCode; message: string }> = {
+const DOWNLOAD_FAILURES: Record<DownloadFailure, { code: AnswerErrorCode; message: string }> = {
   'grant-invalid': {
-    status: 403,
     code: ErrorCodes.EXB_CONFIG_GRANT_INVALID,
     message:
       'This download link is missing, expired or already used, or the quiz settings changed since it was made. Download the configuration again from the quiz.',
   },
   'certificate-unavailable': {
-    status: 400,
     code: ErrorCodes.EXB_CERTIFICATE_UNAVAILABLE,
     message: 'The exam browser configuration cannot be encrypted right now. Tell your instructor or LMS administrator.',
   },
   'policy-unwritable': {
-    status: 400,
     code: ErrorCodes.EXB_CONFIG_UNAVAILABLE,
     message: 'The exam browser configuration for this quiz could not be built. Tell your instructor.',
   },
@@ -72,5 +69,5 @@ export async function registerConfigDownloadRoutes(app: FastifyInstance, ctx: Ap
 
 function sendDownloadFailure(reply: FastifyReply, reason: DownloadFailure): FastifyReply {
   const failure = DOWNLOAD_FAILURES[reason];
-  return reply.code(failure.status).send(errorBody(failure.code, failure.message));
+  return sendError(reply, failure.code, failure.message, { at: 'configDownload' });
 }

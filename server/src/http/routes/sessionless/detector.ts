@@ -9,7 +9,7 @@ import {
   type DetectorScriptName,
 } from '../../../lms-scripts/script-cache.js';
 import { DetectorTraces, TRACE_BODY_LIMIT_BYTES } from '../../../lms-scripts/trace.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import { allowLmsOrigin } from '../../kit/lms-cors.js';
 
 /** The part of the configuration the detector routes read; the full application context satisfies it. */
@@ -79,10 +79,8 @@ export async function registerDetectorTraceRoutes(app: FastifyInstance, ctx: Det
     const admission = await traces.admit(request.headers.origin);
     if (admission.outcome === 'disabled') return reply.send({ enabled: false });
     if (admission.outcome === 'limited') {
-      return reply
-        .code(429)
-        .header('retry-after', String(admission.retryAfterSeconds))
-        .send(errorBody(ErrorCodes.RATE_LIMITED, 'Too many diagnostic events from this origin. Try again in a minute.'));
+      reply.header('retry-after', String(admission.retryAfterSeconds));
+      return sendError(reply, ErrorCodes.RATE_LIMITED, 'Too many diagnostic events from this origin. Try again in a minute.');
     }
     request.log.info(
       traces.entry(admission.origin, request.body, {

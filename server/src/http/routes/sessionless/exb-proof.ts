@@ -5,7 +5,7 @@ import { matchAssessmentPage } from '@exb/shared/lms-paths.js';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../../../context.js';
 import { EXIT_GRANT_TTL_SECONDS, PROOF_TOKEN_TTL_SECONDS } from '../../../domain/exam-browser/proof-redemption.js';
-import { errorBody } from '../../kit/error-body.js';
+import { sendError } from '../../kit/error-body.js';
 import {
   assessmentParams,
   provenCoursePrincipal,
@@ -77,10 +77,10 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     const configKeyHash = body.configKeyHash ?? (typeof headerHash === 'string' ? headerHash : undefined);
     const { url } = body;
     if (typeof configKeyHash !== 'string' || configKeyHash.length === 0 || configKeyHash.length > MAX_HASH_LENGTH) {
-      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Invalid request: configKeyHash (body or x-exb-configkeyhash) is required'));
+      return sendError(reply, ErrorCodes.INVALID_REQUEST, 'Invalid request: configKeyHash (body or x-exb-configkeyhash) is required');
     }
     if (typeof url !== 'string' || url.length === 0 || url.length > MAX_URL_LENGTH) {
-      return reply.code(400).send(errorBody(ErrorCodes.INVALID_REQUEST, 'Invalid request: url is required'));
+      return sendError(reply, ErrorCodes.INVALID_REQUEST, 'Invalid request: url is required');
     }
     const params = assessmentParams(request.params.courseId, request.params.quizId);
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
@@ -93,12 +93,12 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
       !CONFIG_KEY_HASH.test(configKeyHash) ||
       !matchAssessmentPage(page, { lmsOrigin: config.lmsUrl, courseId: params.courseId, contentId: params.contentId, allowHttpLoopback })
     ) {
-      return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE));
+      return sendError(reply, ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE);
     }
     const outcome = await proofs.prove(params.courseId, params.contentId, configKeyHash, page);
     if (outcome.ok) return reply.send({ success: true, proofToken: outcome.proofToken, expiresInSeconds: PROOF_TOKEN_TTL_SECONDS });
     if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
-    return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE));
+    return sendError(reply, ErrorCodes.INVALID_EXB_CONFIG_PROOF, INVALID_PROOF_MESSAGE);
   });
 
   app.post<AssessmentRoute>(ACCESS_CODE_ROUTE.path, { onRequest: sensitiveResponse }, async (request, reply) => {
@@ -106,7 +106,7 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
     if (params === null) return sendNoSetting(reply, NO_SETTING_MESSAGE);
     const proofToken = request.headers[PROOF_TOKEN_HEADER];
     if (!isBase64UrlToken(proofToken)) {
-      return reply.code(403).send(errorBody(ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'A valid x-exb-proof-token header is required.'));
+      return sendError(reply, ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'A valid x-exb-proof-token header is required.');
     }
     if (!(await admission.redemption(request.ip)).allowed) {
       return sendRateLimited(reply, 'Too many access-code requests from this network. Try again in a minute.');
@@ -122,13 +122,11 @@ export async function registerExbProofRoutes(app: FastifyInstance, ctx: AppConte
       });
     }
     if (outcome.reason === 'not-found') return sendNoSetting(reply, NO_SETTING_MESSAGE);
-    return reply
-      .code(403)
-      .send(errorBody(ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'The proof is unknown, expired or already used, or the quiz settings changed. Prove again.'));
+    return sendError(reply, ErrorCodes.INVALID_EXB_PROOF_TOKEN, 'The proof is unknown, expired or already used, or the quiz settings changed. Prove again.');
   });
 
   app.get<AssessmentRoute>(ACCESS_CODE_ROUTE.path, { onRequest: sensitiveResponse }, async (_request, reply) =>
-    reply.code(405).header('allow', 'POST').send(errorBody(ErrorCodes.METHOD_NOT_ALLOWED, 'Use POST with the x-exb-proof-token header.')),
+    sendError(reply.header('allow', 'POST'), ErrorCodes.METHOD_NOT_ALLOWED, 'Use POST with the x-exb-proof-token header.'),
   );
 
 }
