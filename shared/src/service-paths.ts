@@ -36,6 +36,12 @@ export const LAUNCH_HANDOFF_ROUTE = { method: 'GET', path: '/exb/launch-handoff'
 export const CONFIG_DOWNLOAD_ROUTE = { method: 'GET', path: '/exb/config/:courseId/:fileName' } as const;
 export const SESSION_READINESS_ROUTE = { method: 'POST', path: '/api/exb/session-readiness' } as const;
 export const SESSION_READINESS_DISMISS_ROUTE = { method: 'POST', path: '/api/exb/session-readiness/dismiss' } as const;
+/** What an LMS administrator registers the tool with: its registration document, its key set, and its health check. */
+export const LTI_CONFIG_ROUTE = { method: 'GET', path: '/lti/config' } as const;
+export const TOOL_KEYS_ROUTE = { method: 'GET', path: '/.well-known/jwks.json' } as const;
+export const HEALTH_ROUTE = { method: 'GET', path: '/health' } as const;
+/** The page a browser without a session is sent to. */
+export const LOGIN_PAGE_ROUTE = { method: 'GET', path: '/login' } as const;
 /** The LTI 1.3 login initiation the LMS starts a launch with, the launch itself, and the script of their platform-storage pages. */
 export const LTI_LOGIN_ROUTE = { method: 'POST', path: '/lti/login' } as const;
 export const LTI_LAUNCH_ROUTE = { method: 'POST', path: '/lti/launch' } as const;
@@ -79,6 +85,10 @@ export const SERVICE_ROUTES = {
   configDownload: CONFIG_DOWNLOAD_ROUTE,
   sessionReadiness: SESSION_READINESS_ROUTE,
   sessionReadinessDismiss: SESSION_READINESS_DISMISS_ROUTE,
+  ltiConfig: LTI_CONFIG_ROUTE,
+  toolKeys: TOOL_KEYS_ROUTE,
+  health: HEALTH_ROUTE,
+  loginPage: LOGIN_PAGE_ROUTE,
   ltiLogin: LTI_LOGIN_ROUTE,
   ltiLaunch: LTI_LAUNCH_ROUTE,
   platformStorageScript: PLATFORM_STORAGE_SCRIPT_ROUTE,

@@ -20,7 +20,7 @@ export type { AppRouter };
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
-/** Where the server mounts the typed API (`server/src/http/trpc.ts`). */
+/** Where the server mounts the typed API (`server/src/http/routes/session/trpc.ts`). */
 export const TRPC_PATH = TRPC_PREFIX;
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();

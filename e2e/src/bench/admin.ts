@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { LTI_LAUNCH_ROUTE } from '@exb/shared/service-paths.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -203,7 +204,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Setup>
     const session = {
       sid: randomToken(),
       principal: { kind: 'admin' as const, ...ADMIN, issuer: config.lti.issuer, deploymentId: '1:bench', ltiContextId, accountId: ACCOUNT },
-      launchTarget: '/lti/launch',
+      launchTarget: LTI_LAUNCH_ROUTE.path,
       exbLaunches: {},
       createdAt: Date.now(),
     };

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LOGIN_PAGE_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../context.js';
 import { LtiError } from '../../lti/errors.js';
 import { sendLtiError } from '../../pages/launch-refusals.js';
@@ -28,6 +29,6 @@ export function sessionForReload(
     };
   }
   const session = readSession(request);
-  if (!session) return { sent: reply.header('cache-control', 'no-store').redirect('/login', 302) };
+  if (!session) return { sent: reply.header('cache-control', 'no-store').redirect(LOGIN_PAGE_ROUTE.path, 302) };
   return { session };
 }

@@ -1,5 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { APPLICATION_SCOPES, ADMIN_SCOPES } from '@exb/shared/oauth-scopes.js';
+import {
+  DETECTOR_SCRIPT_ROUTE,
+  HEALTH_ROUTE,
+  LOGIN_PAGE_ROUTE,
+  LTI_CONFIG_ROUTE,
+  LTI_LAUNCH_ROUTE,
+  LTI_LOGIN_ROUTE,
+  THEME_LOADER_ROUTE,
+  TOOL_KEYS_ROUTE,
+} from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import { isDatabaseUnavailable, StatementTimeoutError } from '../../../db/unavailable.js';
 import { buildRegistrationDocument } from '../../../domain/lti-registration.js';
@@ -37,13 +47,13 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
   });
   const keySet = { keys: ctx.toolKeys.map((key) => key.publicJwk) };
   const setupValues = {
-    toolUrl: `${base}/lti/launch`,
-    healthUrl: `${base}/health`,
-    ltiConfigUrl: `${base}/lti/config`,
-    jwksUrl: `${base}/.well-known/jwks.json`,
-    detectorUrl: `${base}/js/lms-exb-detector.js`,
-    themeLoaderUrl: `${base}/js/lms-exb-theme-loader.js`,
-    ltiLoginUrl: `${base}/lti/login`,
+    toolUrl: `${base}${LTI_LAUNCH_ROUTE.path}`,
+    healthUrl: `${base}${HEALTH_ROUTE.path}`,
+    ltiConfigUrl: `${base}${LTI_CONFIG_ROUTE.path}`,
+    jwksUrl: `${base}${TOOL_KEYS_ROUTE.path}`,
+    detectorUrl: `${base}${DETECTOR_SCRIPT_ROUTE.path}`,
+    themeLoaderUrl: `${base}${THEME_LOADER_ROUTE.path}`,
+    ltiLoginUrl: `${base}${LTI_LOGIN_ROUTE.path}`,
     oauthRedirectUri: config.oauth.redirectUri,
     applicationScopes: [...APPLICATION_SCOPES],
     adminScopes: [...ADMIN_SCOPES],
@@ -66,14 +76,14 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     return shell.send(reply, { view: 'service-status', status: 'UP', ...(testbed ? { testbed } : {}), ...(lmsRefusal ? { lmsRefusal } : {}) });
   });
 
-  app.get('/login', async (request, reply) => {
+  app.get(LOGIN_PAGE_ROUTE.path, async (request, reply) => {
     const locale = requestLocale(request);
     const t = translator(locale);
     const html = staticPage(locale, t('launch:outsideLms.title'), [t('launch:outsideLms.works'), t('launch:outsideLms.openFromLms')]);
     return reply.headers(htmlSecurityHeaders(config.lmsUrl)).type('text/html; charset=utf-8').send(html);
   });
 
-  for (const path of ['/health', '/login/health', '/js/health']) {
+  for (const path of [HEALTH_ROUTE.path, '/login/health', '/js/health']) {
     app.get(path, async (_request, reply) => reply.header('cache-control', 'no-store').send(UP));
   }
 
@@ -101,9 +111,9 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
   // Browsers ask for it on every page; an empty answer keeps 404 noise out of logs and consoles.
   app.get('/favicon.ico', async (_request, reply) => reply.code(204).header('cache-control', 'public, max-age=86400').send());
 
-  app.get('/.well-known/jwks.json', async (_request, reply) =>
+  app.get(TOOL_KEYS_ROUTE.path, async (_request, reply) =>
     reply.header('cache-control', 'public, max-age=300').send(keySet),
   );
 
-  app.get('/lti/config', async (_request, reply) => reply.type('application/json; charset=utf-8').send(registration));
+  app.get(LTI_CONFIG_ROUTE.path, async (_request, reply) => reply.type('application/json; charset=utf-8').send(registration));
 }
