@@ -9,7 +9,7 @@
  */
 
 export interface ServiceRoute {
-  readonly method: 'GET' | 'HEAD' | 'POST';
+  readonly method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
   readonly path: string;
 }
 
@@ -60,6 +60,11 @@ export const EXIT_COMPLETE_ROUTE = { method: 'GET', path: '/exb/exit/complete/:c
 export const SETUP_CHECK_ROUTE = { method: 'GET', path: '/exb/check' } as const;
 export const SETUP_CHECK_QUIT_ROUTE = { method: 'GET', path: '/exb/check/quit' } as const;
 export const SETUP_CHECK_PROOF_ROUTE = { method: 'POST', path: '/api/exb/check-proof' } as const;
+/** The administrator's summary, course list and tool presets, which the benchmarks call as a client would. */
+export const ADMIN_SUMMARY_ROUTE = { method: 'GET', path: '/api/admin/summary' } as const;
+export const ADMIN_COURSES_ROUTE = { method: 'GET', path: '/api/admin/courses' } as const;
+export const ADMIN_TOOL_PRESETS_ROUTE = { method: 'POST', path: '/api/admin/tool-presets' } as const;
+export const ADMIN_TOOL_PRESET_ROUTE = { method: 'PUT', path: '/api/admin/tool-presets/:presetId' } as const;
 /** The administrator's audit trail as a spreadsheet, a download link that carries its session token in the query. */
 export const AUDIT_EXPORT_ROUTE = { method: 'GET', path: '/api/admin/audit.csv' } as const;
 /** Where the typed API the tool's pages call is mounted: a prefix, each procedure a path below it. */
@@ -101,6 +106,10 @@ export const SERVICE_ROUTES = {
   setupCheck: SETUP_CHECK_ROUTE,
   setupCheckQuit: SETUP_CHECK_QUIT_ROUTE,
   setupCheckProof: SETUP_CHECK_PROOF_ROUTE,
+  adminSummary: ADMIN_SUMMARY_ROUTE,
+  adminCourses: ADMIN_COURSES_ROUTE,
+  adminToolPresets: ADMIN_TOOL_PRESETS_ROUTE,
+  adminToolPreset: ADMIN_TOOL_PRESET_ROUTE,
   auditExport: AUDIT_EXPORT_ROUTE,
 } as const satisfies Record<string, ServiceRoute>;
 

@@ -9,7 +9,7 @@ import { SENSITIVE_RESPONSE_HEADERS } from '../../security/sensitive-headers.js'
 import { readSession, type SessionData } from '../../security/session.js';
 import { sendError } from './error-body.js';
 
-/** Shared pieces of the student exam-browser routes (`exb-config`, `exb-proof`, `exb-exit`, `exb-student`). */
+/** The guards and refusals the student exam-browser routes share (configuration grant and download, proof, tools, exit, student). */
 
 /** Where a student's page starts the LMS authorization that lets configurations sign the exam browser in. */
 export const STUDENT_SESSION_AUTHORIZE_PATH = authorizationStartPath('student-session-authorize');

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ADMIN_TOOL_PRESET_ROUTE, ADMIN_TOOL_PRESETS_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import { adminRoute, fields, type AdminCaller } from '../../kit/admin-route.js';
 
@@ -14,20 +15,20 @@ export async function registerAdminPresetRoutes(app: FastifyInstance, ctx: AppCo
   const params = (request: FastifyRequest) => request.params as Record<string, string>;
   const body = (request: FastifyRequest) => fields(request.body);
   const preset = (request: FastifyRequest) => ({ presetId: params(request).presetId! });
-  const base = '/api/admin/tool-presets';
+  const base = ADMIN_TOOL_PRESETS_ROUTE.path;
 
   app.get(base, handle((api) => api.toolPresets.list()));
   app.post(base, guard, handle((api, request) => api.toolPresets.create(body(request) as InputOf<'create'>)));
-  app.put(`${base}/:presetId`, guard, handle((api, request) => api.toolPresets.update({ ...body(request), ...preset(request) } as InputOf<'update'>)));
-  app.delete(`${base}/:presetId`, guard, handle((api, request) => api.toolPresets.delete(preset(request))));
+  app.put(ADMIN_TOOL_PRESET_ROUTE.path, guard, handle((api, request) => api.toolPresets.update({ ...body(request), ...preset(request) } as InputOf<'update'>)));
+  app.delete(ADMIN_TOOL_PRESET_ROUTE.path, guard, handle((api, request) => api.toolPresets.delete(preset(request))));
   app.put(
-    `${base}/:presetId/courses/:courseId`,
+    `${ADMIN_TOOL_PRESET_ROUTE.path}/courses/:courseId`,
     guard,
     handle((api, request) => api.toolPresets.assignCourse({ ...body(request), ...preset(request), courseId: params(request).courseId! } as InputOf<'assignCourse'>)),
   );
-  app.put(`${base}/:presetId/assignments`, guard, handle((api, request) => api.toolPresets.assign({ ...body(request), ...preset(request) } as InputOf<'assign'>)));
+  app.put(`${ADMIN_TOOL_PRESET_ROUTE.path}/assignments`, guard, handle((api, request) => api.toolPresets.assign({ ...body(request), ...preset(request) } as InputOf<'assign'>)));
   app.post(
-    `${base}/:presetId/assignments/reconcile`,
+    `${ADMIN_TOOL_PRESET_ROUTE.path}/assignments/reconcile`,
     guard,
     handle((api, request) => api.toolPresets.reconcile({ ...body(request), ...preset(request) } as InputOf<'reconcile'>)),
   );

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AUDIT_EXPORT_ROUTE } from '@exb/shared/service-paths.js';
+import { ADMIN_COURSES_ROUTE, ADMIN_SUMMARY_ROUTE, AUDIT_EXPORT_ROUTE } from '@exb/shared/service-paths.js';
 import type { AppContext } from '../../../context.js';
 import { auditCsv, auditCsvFileName } from '../../../audit/audit-csv.js';
 import type { AuditFilter } from '../../../domain/activity/audit-views.js';
@@ -40,10 +40,10 @@ export async function registerAdminRestRoutes(app: FastifyInstance, ctx: AppCont
   const course = (request: FastifyRequest) => ({ courseId: params(request).courseId! });
   const assessment = (request: FastifyRequest) => ({ courseId: params(request).courseId!, assessmentId: params(request).assessmentId! });
 
-  app.get('/api/admin/summary', handle((api) => api.summary()));
+  app.get(ADMIN_SUMMARY_ROUTE.path, handle((api) => api.summary()));
   app.post('/api/admin/catch-up', guard, handle((api) => api.catchUp()));
   app.get(
-    '/api/admin/courses',
+    ADMIN_COURSES_ROUTE.path,
     handle((api, request) => {
       const q = query(request);
       return api.courses.list({ search: q.search, cursor: q.cursor, limit: count(q.limit), includePast: flag(q.includePast) } as Parameters<AdminCaller['courses']['list']>[0]);
