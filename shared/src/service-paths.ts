@@ -60,6 +60,8 @@ export const EXIT_COMPLETE_ROUTE = { method: 'GET', path: '/exb/exit/complete/:c
 export const SETUP_CHECK_ROUTE = { method: 'GET', path: '/exb/check' } as const;
 export const SETUP_CHECK_QUIT_ROUTE = { method: 'GET', path: '/exb/check/quit' } as const;
 export const SETUP_CHECK_PROOF_ROUTE = { method: 'POST', path: '/api/exb/check-proof' } as const;
+/** The player a configuration's approved video tool opens, one video per address (`/exb/tool/video/<id>`). */
+export const VIDEO_PLAYER_ROUTE = { method: 'GET', path: '/exb/tool/video/*' } as const;
 /** The administrator's summary, course list and tool presets, which the benchmarks call as a client would. */
 export const ADMIN_SUMMARY_ROUTE = { method: 'GET', path: '/api/admin/summary' } as const;
 export const ADMIN_COURSES_ROUTE = { method: 'GET', path: '/api/admin/courses' } as const;
@@ -106,6 +108,7 @@ export const SERVICE_ROUTES = {
   setupCheck: SETUP_CHECK_ROUTE,
   setupCheckQuit: SETUP_CHECK_QUIT_ROUTE,
   setupCheckProof: SETUP_CHECK_PROOF_ROUTE,
+  videoPlayer: VIDEO_PLAYER_ROUTE,
   adminSummary: ADMIN_SUMMARY_ROUTE,
   adminCourses: ADMIN_COURSES_ROUTE,
   adminToolPresets: ADMIN_TOOL_PRESETS_ROUTE,

@@ -3,7 +3,7 @@ import type { Locale } from '@exb/shared/i18n/locale.js';
 import { z } from 'zod';
 import { ErrorCodes } from '@exb/shared/error-codes.js';
 import type { AppContext } from '../../../context.js';
-import { SETUP_CHECK_PROOF_ROUTE, SETUP_CHECK_QUIT_ROUTE, SETUP_CHECK_ROUTE } from '@exb/shared/service-paths.js';
+import { SETUP_CHECK_PROOF_ROUTE, SETUP_CHECK_QUIT_ROUTE, SETUP_CHECK_ROUTE, VIDEO_PLAYER_ROUTE } from '@exb/shared/service-paths.js';
 import { SETUP_CHECK_CONFIG_FILES, SetupCheck } from '../../../domain/setup-check.js';
 import { isVideoId, videoEmbedUrl } from '../../../domain/video-player.js';
 import type { ExbCertificate } from '../../../exb/certificate.js';
@@ -149,7 +149,7 @@ export async function registerExbPublicRoutes(app: FastifyInstance, ctx: AppCont
 
   // A wildcard rather than `:videoId`, so no parameter length limit of the router applies: the contract wants 404 for
   // every id that is not one.
-  app.get<{ Params: { '*': string } }>('/exb/tool/video/*', async (request, reply) => {
+  app.get<{ Params: { '*': string } }>(VIDEO_PLAYER_ROUTE.path, async (request, reply) => {
     const videoId = request.params['*'];
     if (!isVideoId(videoId)) return reply.callNotFound();
     const embedHost = config.exb.videoEmbedHost;
