@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { LTI_CONFIG_ROUTE } from '@exb/shared/service-paths.js';
 import { pathToFileURL } from 'node:url';
 import type { RunningServer } from '@exb/server/main.js';
 import type { MockLms } from './lms/index.js';
@@ -107,11 +108,11 @@ export async function startDevelopment(
 
   // Use the registration the service actually serves, so the LMS launches exactly what an administrator would paste.
   try {
-    const response = await fetch(`${service.url}/lti/config`);
+    const response = await fetch(`${service.url}${LTI_CONFIG_ROUTE.path}`);
     if (!response.ok) throw new Error(`status ${response.status}`);
     lms.platform.installRegistration(await response.json());
   } catch (error) {
-    process.stderr.write(`[dev] could not read ${service.url}/lti/config (${String(error)}); using the documented registration\n`);
+    process.stderr.write(`[dev] could not read ${service.url}${LTI_CONFIG_ROUTE.path} (${String(error)}); using the documented registration\n`);
   }
 
   return {

@@ -14,11 +14,44 @@ import type { AppContext } from './context.js';
 import type { Database } from './db/orm.js';
 import { loadExbCertificate } from './config/exb-certificate.js';
 import type { ExbRequirementLookup } from './domain/exb-requirement.js';
-import { AccessLogController, registerAccessLog } from './http/access-log.js';
-import { limitBodyTime } from './http/body-deadline.js';
-import { createClientErrorHandler } from './http/client-errors.js';
-import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/errors.js';
-import { notFoundPage } from './http/not-found.js';
+import {
+  ACCESS_CODE_ROUTE,
+  ACCESS_PROOF_ROUTE,
+  CONFIG_DOWNLOAD_ROUTE,
+  CONFIG_GRANT_ROUTE,
+  DETECTOR_SCRIPT_ALIAS_ROUTE,
+  DETECTOR_SCRIPT_ROUTE,
+  EXB_LAUNCH_LOGIN_ROUTE,
+  EXB_LAUNCH_ROUTE,
+  LTI_LAUNCH_ROUTE,
+  LTI_LOGIN_ROUTE,
+  REQUIREMENT_ROUTE,
+  THEME_LOADER_ROUTE,
+} from '@exb/shared/service-paths.js';
+import { AccessLogController, registerAccessLog } from './http/kit/access-log.js';
+import { limitBodyTime } from './http/kit/body-deadline.js';
+import { createClientErrorHandler } from './http/kit/client-errors.js';
+import { frameworkErrorHandler, MAX_PARAM_LENGTH, registerErrorHandlers } from './http/kit/errors.js';
+import { notFoundPage } from './http/kit/not-found.js';
+import { lazyRequestLoggerFactory } from './http/kit/request-logger.js';
+import { registerAdminPresetRoutes } from './http/routes/session/admin-presets-rest.js';
+import { registerAdminRestRoutes } from './http/routes/session/admin-rest.js';
+import { registerConfigGrantRoutes } from './http/routes/session/config-grant.js';
+import { registerExbExitRoutes } from './http/routes/session/exb-exit.js';
+import { registerExbHandoffRoutes } from './http/routes/session/exb-handoff.js';
+import { registerExbLaunchRoutes } from './http/routes/session/exb-launch.js';
+import { registerExbPublicRoutes } from './http/routes/session/exb-public.js';
+import { registerExbStudentRoutes } from './http/routes/session/exb-student.js';
+import { registerExbToolsRoutes } from './http/routes/session/exb-tools.js';
+import { registerLtiRoutes } from './http/routes/session/lti.js';
+import { registerOAuthRoutes } from './http/routes/session/oauth.js';
+import { registerPublicRoutes } from './http/routes/session/public.js';
+import { registerQuizzesRestRoutes } from './http/routes/session/quizzes-rest.js';
+import { registerTrpcRoutes } from './http/routes/session/trpc.js';
+import { registerConfigDownloadRoutes } from './http/routes/sessionless/config-download.js';
+import { registerDetectorScriptRoutes, registerDetectorTraceRoutes } from './http/routes/sessionless/detector.js';
+import { registerExbProofRoutes, registerRequirementRoutes } from './http/routes/sessionless/exb-proof.js';
+import { registerExbSessionStartRoutes } from './http/routes/sessionless/exb-session-start.js';
 import { OutageLog } from './db/outage-log.js';
 import { scheduleHousekeeping, schedulePeriodicTask } from './housekeeping.js';
 import { studentStepsRetention } from './domain/exam-day/student-steps.js';
@@ -26,37 +59,7 @@ import { BackgroundVerifier } from './domain/enforcement/background-verifier.js'
 import { PreExamSweep } from './domain/pre-exam-sweep/pre-exam-sweep.js';
 import { RESET_LEASE_TTL_SECONDS } from './domain/course-reset/reset-lease.js';
 import { postgresBudget } from './security/admission-budget.js';
-import { lazyRequestLoggerFactory } from './http/request-logger.js';
-import { registerPublicRoutes } from './http/public.js';
-import { LTI_LOGIN_PATH, registerLtiRoutes } from './http/lti.js';
-import { LTI_LAUNCH_PATH } from './lti/launch-target.js';
-import { EXB_LAUNCH_LOGIN_ROUTE, EXB_LAUNCH_ROUTE, registerExbLaunchRoutes } from './http/exb-launch.js';
-import { registerExbPublicRoutes } from './http/exb-public.js';
-import {
-  DETECTOR_SCRIPT_ALIAS_PATH,
-  DETECTOR_SCRIPT_PATH,
-  registerDetectorScriptRoutes,
-  registerDetectorTraceRoutes,
-  THEME_LOADER_PATH,
-} from './http/detector.js';
 import { readClientAssets, ShellRenderer } from './pages/shell.js';
-import { registerTrpcRoutes } from './http/trpc.js';
-import { registerOAuthRoutes } from './http/oauth.js';
-import { registerQuizzesRestRoutes } from './http/quizzes-rest.js';
-import { registerAdminRestRoutes } from './http/admin-rest.js';
-import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH, registerConfigDownloadRoutes, registerConfigGrantRoutes } from './http/exb-config.js';
-import {
-  ACCESS_CODE_PATH,
-  ACCESS_PROOF_PATH,
-  REQUIREMENT_PATH,
-  registerExbProofRoutes,
-  registerExbToolsRoutes,
-  registerRequirementRoutes,
-} from './http/exb-proof.js';
-import { registerExbExitRoutes } from './http/exb-exit.js';
-import { registerExbHandoffRoutes } from './http/exb-handoff.js';
-import { registerExbSessionStartRoutes } from './http/exb-session-start.js';
-import { registerExbStudentRoutes } from './http/exb-student.js';
 import { createAdminServices } from './domain/admin-services.js';
 import { createManagementServices } from './domain/management-services.js';
 import { createExamBrowserServices, type ExamBrowserOptions } from './domain/exam-browser/services.js';
@@ -111,27 +114,27 @@ export const DEFAULT_SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, idle
 
 export const DEFAULT_CLIENT_DIST_DIR = fileURLToPath(new URL('../../client/dist/', import.meta.url));
 
-// Nothing the service accepts needs more than this; the launch routes set their own larger cap (`http/launch-body.ts`).
+// Nothing the service accepts needs more than this; the launch routes set their own larger cap (`http/kit/launch-body.ts`).
 const BODY_LIMIT_BYTES = 256 * 1024;
 
 /**
  * The routes every student's quiz page and exam start calls, thousands of times a minute in an exam window: the public
  * ones, and the LTI login, launch and config grant each student's start begins with. Their successful answers are
- * counted per minute rather than logged one by one (`http/access-log.ts`); refusals and failures are logged as ever.
+ * counted per minute rather than logged one by one (`http/kit/access-log.ts`); refusals and failures are logged as ever.
  */
 export const HOT_PATHS: ReadonlySet<string> = new Set([
-  LTI_LOGIN_PATH,
-  LTI_LAUNCH_PATH,
-  EXB_LAUNCH_ROUTE,
-  EXB_LAUNCH_LOGIN_ROUTE,
-  CONFIG_GRANT_PATH,
-  REQUIREMENT_PATH,
-  DETECTOR_SCRIPT_PATH,
-  DETECTOR_SCRIPT_ALIAS_PATH,
-  THEME_LOADER_PATH,
-  ACCESS_PROOF_PATH,
-  ACCESS_CODE_PATH,
-  CONFIG_DOWNLOAD_PATH,
+  LTI_LOGIN_ROUTE.path,
+  LTI_LAUNCH_ROUTE.path,
+  EXB_LAUNCH_ROUTE.path,
+  EXB_LAUNCH_LOGIN_ROUTE.path,
+  CONFIG_GRANT_ROUTE.path,
+  REQUIREMENT_ROUTE.path,
+  DETECTOR_SCRIPT_ROUTE.path,
+  DETECTOR_SCRIPT_ALIAS_ROUTE.path,
+  THEME_LOADER_ROUTE.path,
+  ACCESS_PROOF_ROUTE.path,
+  ACCESS_CODE_ROUTE.path,
+  CONFIG_DOWNLOAD_ROUTE.path,
 ]);
 
 export async function createContext(options: BuildAppOptions): Promise<AppContext> {
@@ -283,7 +286,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     frameworkErrors: frameworkErrorHandler(notFound),
     genReqId: () => randomUUID(),
     childLoggerFactory: lazyRequestLoggerFactory(),
-    // The access log (`http/access-log.ts`) writes one line per request at most, and none for the hot paths' successes.
+    // The access log (`http/kit/access-log.ts`) writes one line per request at most, and none for the hot paths' successes.
     logController: new AccessLogController(),
     return503OnClosing: true,
     requestTimeout: timeouts.requestMs,
@@ -367,6 +370,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     await registerOAuthRoutes(withSession, ctx);
     await registerQuizzesRestRoutes(withSession, ctx);
     await registerAdminRestRoutes(withSession, ctx);
+    await registerAdminPresetRoutes(withSession, ctx);
     await registerConfigGrantRoutes(withSession, ctx);
     await registerExbToolsRoutes(withSession, ctx);
     await registerExbExitRoutes(withSession, ctx);

@@ -6,8 +6,9 @@
  * A `null` status marks a code that is only ever reported per item inside a successful answer (a connect result, a copy
  * result, a preset assignment's failure), never as the status of an answer of its own.
  *
- * A few codes are also answered with another status on one route, as the contract asks; the comment beside the code
- * names it. Everything else answers with the status given here.
+ * A few codes are answered with another status on one route, as the contract asks: `ROUTE_ERROR_STATUS` names the
+ * route and the status. Everything else answers with the status given here; this file is the only place a refusal's
+ * status is chosen.
  *
  * Code outside this file names a code through `ErrorCodes` (`ErrorCodes.COURSE_MISMATCH`), never as a string of its
  * own, so each code is written once, here (`shared/test/error-code-literals.test.ts` keeps it so).
@@ -34,7 +35,7 @@ export const ERROR_STATUS = {
 
   // Sessions, roles and cross-site guards
   UNAUTHORIZED: 401,
-  /** Also 401 at the OAuth authorization starts and the popup ticket, which need a principal first (Document 1). */
+  /** 401 at the OAuth authorization starts and the popup ticket (`ROUTE_ERROR_STATUS`). */
   LTI_PRINCIPAL_REQUIRED: 403,
   LTI_STUDENT_REQUIRED: 403,
   INSTRUCTOR_REQUIRED: 403,
@@ -109,16 +110,14 @@ export const ERROR_STATUS = {
   TOOL_ID_TAKEN: null,
 
   // Student exam-browser routes (Document 3)
-  /** Also 400 on the configuration download, whose failures all answer 400. */
   LMS_SESSION_AUTHORIZATION_REQUIRED: 403,
   LMS_SESSION_READINESS_FAILED: 502,
-  /** Also 400 on the configuration download, whose failures all answer 400. */
   LMS_SESSION_UNAVAILABLE: 503,
   LMS_COURSE_UNVERIFIED: 403,
   EXB_CLASSIC_QUIZ_ONLY: 403,
   EXB_CONFIG_GRANT_INVALID: 403,
   EXB_CONFIG_UNAVAILABLE: 400,
-  /** Also 400 on the configuration download, whose failures all answer 400. */
+  /** 400 on the configuration download (`ROUTE_ERROR_STATUS`); 503 on the setup check's configuration. */
   EXB_CERTIFICATE_UNAVAILABLE: 503,
   INVALID_EXB_CONFIG_PROOF: 403,
   INVALID_EXB_PROOF_TOKEN: 403,
@@ -148,6 +147,27 @@ export type AnswerErrorCode = { [C in ErrorCode]: (typeof ERROR_STATUS)[C] exten
 /** The status `code` answers with. */
 export function errorStatus<C extends AnswerErrorCode>(code: C): (typeof ERROR_STATUS)[C] {
   return ERROR_STATUS[code];
+}
+
+/**
+ * The routes whose contract answers a code with a status other than its own:
+ * - `authorizationStart`: the LMS OAuth authorization starts and the popup ticket need a principal first, and answer
+ *   its absence `401` (Document 1);
+ * - `configDownload`: the exam browser's configuration download answers `403` for its grant and `400` for every
+ *   configuration it cannot build, whatever the cause (Document 3, Errors).
+ */
+export const ROUTE_ERROR_STATUS = {
+  authorizationStart: { LTI_PRINCIPAL_REQUIRED: 401 },
+  configDownload: { EXB_CERTIFICATE_UNAVAILABLE: 400 },
+} as const satisfies Record<string, Partial<Record<AnswerErrorCode, number>>>;
+
+/** A route whose contract answers some codes with a status of its own. */
+export type ErrorRoute = keyof typeof ROUTE_ERROR_STATUS;
+
+/** The status `code` answers with on `route`: the route's own where the contract gives one, else the code's. */
+export function errorStatusAt(code: AnswerErrorCode, route?: ErrorRoute): number {
+  const own = route === undefined ? undefined : (ROUTE_ERROR_STATUS[route] as Partial<Record<AnswerErrorCode, number>>)[code];
+  return own ?? ERROR_STATUS[code];
 }
 
 /** Whether `value` is a code of this catalogue (for codes read back from storage or from an answer). */

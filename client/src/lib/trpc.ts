@@ -7,6 +7,7 @@ import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { createTRPCClient, httpBatchLink, httpLink, httpSubscriptionLink, splitLink, TRPCClientError, type HTTPHeaders, type Operation, type TRPCClient, type TRPCLink } from '@trpc/client';
 import { createTRPCContext } from '@trpc/tanstack-react-query';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
+import { TRPC_PREFIX } from '@exb/shared/service-paths.js';
 import { TRPC_MAX_BATCH_SIZE } from '@exb/shared/trpc-limits.js';
 import { isPolicyMessageKey, renderPolicyMessage, type PolicyMessageRef, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
 import { i18next } from '../i18n/i18n';
@@ -19,8 +20,8 @@ export type { AppRouter };
 export type RouterInputs = inferRouterInputs<AppRouter>;
 export type RouterOutputs = inferRouterOutputs<AppRouter>;
 
-/** Where the server mounts the typed API (`server/src/http/trpc.ts`). */
-export const TRPC_PATH = '/trpc';
+/** Where the server mounts the typed API (`server/src/http/routes/session/trpc.ts`). */
+export const TRPC_PATH = TRPC_PREFIX;
 
 export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRouter>();
 

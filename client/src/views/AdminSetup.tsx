@@ -10,6 +10,7 @@ import {
   ToggleDetails,
   View,
 } from '@instructure/ui';
+import { LTI_LAUNCH_ROUTE, LTI_LOGIN_ROUTE, OAUTH_CALLBACK_ROUTE, THEME_LOADER_ROUTE } from '@exb/shared/service-paths.js';
 import { useId, type ReactNode } from 'react';
 import { Trans, useTranslation } from 'react-i18next';
 import { CopyButton } from '../components/CopyButton';
@@ -130,10 +131,10 @@ function SetupSummary({ data }: { data: Data }) {
 
 function SetupGuide({ data }: { data: Data }) {
   const { t } = useTranslation(['pages', 'common']);
-  const loginUrl = data.ltiLoginUrl ?? serviceUrl(data.toolUrl, '/lti/login');
-  const launchUrl = data.ltiLaunchUrl ?? serviceUrl(data.toolUrl, '/lti/launch');
-  const redirectUri = data.oauthRedirectUri ?? serviceUrl(data.toolUrl, '/api/oauth2callback');
-  const loaderUrl = data.themeLoaderUrl ?? serviceUrl(data.toolUrl, '/js/lms-exb-theme-loader.js');
+  const loginUrl = data.ltiLoginUrl ?? serviceUrl(data.toolUrl, LTI_LOGIN_ROUTE.path);
+  const launchUrl = data.ltiLaunchUrl ?? serviceUrl(data.toolUrl, LTI_LAUNCH_ROUTE.path);
+  const redirectUri = data.oauthRedirectUri ?? serviceUrl(data.toolUrl, OAUTH_CALLBACK_ROUTE.path);
+  const loaderUrl = data.themeLoaderUrl ?? serviceUrl(data.toolUrl, THEME_LOADER_ROUTE.path);
 
   return (
     <Page title={t('setup.guide.title')}>

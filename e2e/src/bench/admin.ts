@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { ADMIN_COURSES_ROUTE, ADMIN_SUMMARY_ROUTE, LTI_LAUNCH_ROUTE } from '@exb/shared/service-paths.js';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -61,13 +62,13 @@ export async function benchAdmin(options: AdminBenchOptions = {}): Promise<Admin
       return response.json() as Promise<{ nextCursor?: string | null; courses?: unknown[] }>;
     };
     // The first summary confirms the administrator and reads the account through the LMS; later ones reuse both.
-    await get('/api/admin/summary');
+    await get(ADMIN_SUMMARY_ROUTE.path);
     const last = await lastPageCursor(get);
     const targets: Record<string, string> = {
-      summary: '/api/admin/summary',
-      first: `/api/admin/courses?includePast=true&limit=${PAGE_SIZE}`,
-      last: `/api/admin/courses?includePast=true&limit=${PAGE_SIZE}&cursor=${last.cursor}`,
-      search: '/api/admin/courses?includePast=true&search=history%2012',
+      summary: ADMIN_SUMMARY_ROUTE.path,
+      first: `${ADMIN_COURSES_ROUTE.path}?includePast=true&limit=${PAGE_SIZE}`,
+      last: `${ADMIN_COURSES_ROUTE.path}?includePast=true&limit=${PAGE_SIZE}&cursor=${last.cursor}`,
+      search: `${ADMIN_COURSES_ROUTE.path}?includePast=true&search=history%2012`,
     };
     const results: Record<string, LoadResult[]> = {};
     const record = (label: string, result: LoadResult) => (results[label] ??= []).push(result);
@@ -106,7 +107,7 @@ async function lastPageCursor(get: (url: string) => Promise<{ nextCursor?: strin
   let pages = 0;
   let listed = 0;
   do {
-    const page = await get(`/api/admin/courses?includePast=true&limit=${PAGE_SIZE}${cursor === null ? '' : `&cursor=${cursor}`}`);
+    const page = await get(`${ADMIN_COURSES_ROUTE.path}?includePast=true&limit=${PAGE_SIZE}${cursor === null ? '' : `&cursor=${cursor}`}`);
     pages += 1;
     listed += page.courses?.length ?? 0;
     previous = cursor;
@@ -203,7 +204,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Setup>
     const session = {
       sid: randomToken(),
       principal: { kind: 'admin' as const, ...ADMIN, issuer: config.lti.issuer, deploymentId: '1:bench', ltiContextId, accountId: ACCOUNT },
-      launchTarget: '/lti/launch',
+      launchTarget: LTI_LAUNCH_ROUTE.path,
       exbLaunches: {},
       createdAt: Date.now(),
     };

@@ -1,10 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import {
-  DETECTOR_SCRIPT_PATH,
-  registerDetectorRoutes,
-  type DetectorRouteContext,
-} from '@exb/server/http/detector.js';
+import { DETECTOR_SCRIPT_ROUTE } from '@exb/shared/service-paths.js';
+import { registerDetectorRoutes, type DetectorRouteContext } from '@exb/server/http/routes/sessionless/detector.js';
 import { formatLoadResult, mergeResults, runLoad, type LoadResult } from './load.js';
 
 export interface DetectorBenchOptions {
@@ -50,7 +47,7 @@ export async function benchDetector(options: DetectorBenchOptions = {}): Promise
   // Sized after the first injection, which also seals the route table.
   let staticBody = '';
   app.get(STATIC_PATH, async (_request, reply) => reply.type('application/javascript; charset=utf-8').send(staticBody));
-  const probe = await app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+  const probe = await app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path });
   if (probe.statusCode !== 200 || probe.headers.etag === undefined) {
     throw new Error(`detector route answered ${probe.statusCode}; run \`npm run build\` first`);
   }
@@ -62,8 +59,8 @@ export async function benchDetector(options: DetectorBenchOptions = {}): Promise
   const rounds = options.rounds ?? 3;
   const connections = options.connections ?? 16;
   const targets = {
-    detector: { url: `${origin}${DETECTOR_SCRIPT_PATH}` },
-    revalidation: { url: `${origin}${DETECTOR_SCRIPT_PATH}`, headers: { 'if-none-match': String(probe.headers.etag) }, expectStatus: 304 },
+    detector: { url: `${origin}${DETECTOR_SCRIPT_ROUTE.path}` },
+    revalidation: { url: `${origin}${DETECTOR_SCRIPT_ROUTE.path}`, headers: { 'if-none-match': String(probe.headers.etag) }, expectStatus: 304 },
     staticRoute: { url: `${origin}${STATIC_PATH}` },
   } as const;
   const results: Record<keyof typeof targets, LoadResult[]> = { detector: [], revalidation: [], staticRoute: [] };

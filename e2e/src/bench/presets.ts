@@ -1,4 +1,5 @@
 import type { Database } from '@exb/server/db/orm.js';
+import { ADMIN_TOOL_PRESET_ROUTE, ADMIN_TOOL_PRESETS_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 import type { MockLms } from '../lms/index.js';
 import { startService } from './admin.js';
 
@@ -65,11 +66,11 @@ export async function benchPresets(): Promise<PresetBenchResult> {
       if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
       return response.json() as Promise<Record<string, unknown>>;
     };
-    const created = (await send('POST', '/api/admin/tool-presets', {
+    const created = (await send('POST', ADMIN_TOOL_PRESETS_ROUTE.path, {
       name: 'Scientific calculator',
       tool: { label: 'Calculator', url: 'https://calc.example.edu/app', resourceRules: [{ match: 'domain', value: 'cdn.calc.example.edu', broadDomainConfirmed: true }] },
     })) as { preset: { id: string } };
-    const presetPath = `/api/admin/tool-presets/${created.preset.id}`;
+    const presetPath = servicePath(ADMIN_TOOL_PRESET_ROUTE, [created.preset.id]);
 
     const passTimes: number[] = [];
     const started = performance.now();

@@ -14,7 +14,8 @@ import { defaultRegistrationDocument } from './platform/registration.js';
 import { routeKey, toMswHandlers } from './router.js';
 import { allRoutes } from './routes.js';
 import { DEVELOPER_KEY_SCOPES } from './scopes.js';
-import { demoSeed, parseSeed } from './seed.js';
+import { demoSeed } from './demo-seed.js';
+import { parseSeed } from './seed.js';
 import { startLmsHttpServer, type HttpServerOptions, type RunningLmsServer } from './server.js';
 import { LmsState } from './state.js';
 
@@ -28,7 +29,7 @@ export type { HttpServerOptions, RunningLmsServer } from './server.js';
 export type { OAuthProvider, IssuedToken, TokenResponseBody } from './oauth/provider.js';
 export type { Platform } from './platform/platform.js';
 export type { LmsState, CourseInput, ResourceLinkInput, ResourceLink, Course, Account } from './state.js';
-export { demoSeed, DEMO_PERSONAS } from './seed.js';
+export { demoSeed, DEMO_PERSONAS } from './demo-seed.js';
 export { APPLICATION_SCOPES, ADMIN_SCOPES, DEVELOPER_KEY_SCOPES } from './scopes.js';
 export { LTI_ROLES } from './platform/roles.js';
 export { LTI_CLAIM, DL_CLAIM, PLACEMENT_CLAIM } from './platform/claims.js';

@@ -1,7 +1,22 @@
 import { opaqueId, stableUuid } from './ids.js';
-import { DEFAULT_NEW_QUIZ_SETTINGS } from './records.js';
+import { DEFAULT_NEW_QUIZ_SETTINGS, type Account, type AccountAdmin, type Assignment, type Course, type Enrollment, type Quiz, type Term, type User } from './records.js';
 import type { ParsedSeed } from './seed.js';
-import type { LmsState } from './state.js';
+
+/** The part of the LMS state (`state.ts`) a seed is loaded into; the state hands itself over. */
+export interface SeedTarget {
+  readonly accounts: Map<number, Account>;
+  readonly terms: Map<number, Term>;
+  readonly users: Map<number, User>;
+  readonly courses: Map<number, Course>;
+  readonly enrollments: Map<number, Enrollment>;
+  readonly accountAdmins: Map<number, AccountAdmin>;
+  readonly quizzes: Map<number, Quiz>;
+  readonly assignments: Map<number, Assignment>;
+  nextId(): number;
+  restartIds(takenIds: readonly number[]): void;
+  rootAccount(): Account;
+  rootAccountOf(accountId: number): Account;
+}
 
 export const SEED_CREATED_AT = '2026-01-02T03:04:05Z';
 
@@ -15,7 +30,7 @@ function fail(message: string): never {
 }
 
 /** Fills an emptied state from a parsed seed, checking every reference. */
-export function loadSeed(state: LmsState, seed: ParsedSeed): void {
+export function loadSeed(state: SeedTarget, seed: ParsedSeed): void {
   state.restartIds([
     ...seed.accounts.map((a) => a.id),
     ...seed.users.map((u) => u.id),
@@ -81,7 +96,7 @@ export function loadSeed(state: LmsState, seed: ParsedSeed): void {
   loadContent(state, seed);
 }
 
-function loadContent(state: LmsState, seed: ParsedSeed): void {
+function loadContent(state: SeedTarget, seed: ParsedSeed): void {
   const timestamps = { createdAt: SEED_CREATED_AT, updatedAt: SEED_CREATED_AT };
   let position = 0;
   for (const quiz of seed.quizzes) {

@@ -1,4 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
+import { LTI_LOGIN_ROUTE } from '@exb/shared/service-paths.js';
 
 /** How long a page of the service or the LMS may take to appear in a test before it counts as missing. */
 export const PAGE_TIMEOUT_MS = 15_000;
@@ -41,12 +42,12 @@ export async function launchIntoToolFrame(page: Page, launchPageUrl: string, but
 }
 
 /**
- * Whether the frame shows one of the login's platform-storage pages (`server/src/http/platform-storage-pages.ts`),
+ * Whether the frame shows one of the login's platform-storage pages (`server/src/pages/platform-storage-pages.ts`),
  * which go on by themselves within a moment: the launch has not arrived yet. A frame in the middle of a navigation
  * counts as such a page too.
  */
 async function onPlatformStoragePage(frame: Frame): Promise<boolean> {
-  if (new URL(frame.url()).pathname === '/lti/login') return true;
+  if (new URL(frame.url()).pathname === LTI_LOGIN_ROUTE.path) return true;
   try {
     return (await frame.locator('#exb-platform-storage').count()) > 0;
   } catch {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { OAUTH_CALLBACK_ROUTE } from '@exb/shared/service-paths.js';
 import { loadOrCreateDevelopmentSecrets } from './dev-secrets.js';
 import { parsePemBlocks } from './pem.js';
 import { parseTrustProxy } from './trust-proxy.js';
@@ -278,7 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     oauth: {
       clientId: e.LMS_OAUTH_CLIENT_ID,
       clientSecret: e.LMS_OAUTH_CLIENT_SECRET,
-      redirectUri: `${e.BASE_URL}/api/oauth2callback`,
+      redirectUri: `${e.BASE_URL}${OAUTH_CALLBACK_ROUTE.path}`,
       examDayScopes: e.LMS_OAUTH_EXAM_DAY_SCOPES,
     },
     secrets: {

@@ -1,4 +1,5 @@
 import { ACCOUNT_ADMIN_CUSTOM_FIELDS, COURSE_CUSTOM_FIELDS } from '@exb/shared/lti-custom-fields.js';
+import { LTI_LAUNCH_ROUTE, LTI_LOGIN_ROUTE, TOOL_KEYS_ROUTE } from '@exb/shared/service-paths.js';
 
 export interface RegistrationInput {
   baseUrl: string;
@@ -15,13 +16,13 @@ const TOOL_DESCRIPTION =
 
 /** The LTI 1.3 registration document (`GET /lti/config`) an administrator pastes into the LMS developer key. */
 export function buildRegistrationDocument(input: RegistrationInput) {
-  const launchUrl = `${input.baseUrl}/lti/launch`;
+  const launchUrl = `${input.baseUrl}${LTI_LAUNCH_ROUTE.path}`;
   return {
     title: TOOL_TITLE,
     description: TOOL_DESCRIPTION,
-    oidc_initiation_url: `${input.baseUrl}/lti/login`,
+    oidc_initiation_url: `${input.baseUrl}${LTI_LOGIN_ROUTE.path}`,
     target_link_uri: launchUrl,
-    public_jwk_url: `${input.baseUrl}/.well-known/jwks.json`,
+    public_jwk_url: `${input.baseUrl}${TOOL_KEYS_ROUTE.path}`,
     scopes: [] as string[],
     // Assessment links (`/exb/launch/:contentId` in a module or assignment) carry only tool-level custom fields; the
     // course set makes those launches course-surface launches. Placements override these keys with their own.

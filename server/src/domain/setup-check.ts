@@ -1,3 +1,4 @@
+import { SETUP_CHECK_PROOF_ROUTE, SETUP_CHECK_QUIT_ROUTE, SETUP_CHECK_ROUTE } from '@exb/shared/service-paths.js';
 import type { CertificateStore, CertificateUnavailableReason } from '../exb/certificate-store.js';
 import { computeConfigKey, configKeyHashMatches } from '../exb/config-key.js';
 import { writeContainer } from '../exb/container.js';
@@ -14,9 +15,9 @@ import { buildExamSettings } from '../exb/settings.js';
  * whether the two checks passed.
  */
 
-export const SETUP_CHECK_PATH = '/exb/check';
-export const SETUP_CHECK_QUIT_PATH = '/exb/check/quit';
-export const SETUP_CHECK_PROOF_PATH = '/api/exb/check-proof';
+export const SETUP_CHECK_PATH = SETUP_CHECK_ROUTE.path;
+export const SETUP_CHECK_QUIT_PATH = SETUP_CHECK_QUIT_ROUTE.path;
+export const SETUP_CHECK_PROOF_PATH = SETUP_CHECK_PROOF_ROUTE.path;
 
 /**
  * The setup check's download under each name it is served as: the contract's `.exb` and Safe Exam Browser's `.seb`

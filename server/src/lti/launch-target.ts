@@ -1,7 +1,8 @@
 import { parseContentId } from '@exb/shared/content-id.js';
+import { EXB_LAUNCH_ROUTE, LTI_LAUNCH_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 
-export const LTI_LAUNCH_PATH = '/lti/launch';
-const EXB_LAUNCH_PREFIX = '/exb/launch/';
+export const LTI_LAUNCH_PATH = LTI_LAUNCH_ROUTE.path;
+const EXB_LAUNCH_PREFIX = EXB_LAUNCH_ROUTE.path.slice(0, EXB_LAUNCH_ROUTE.path.indexOf(':'));
 
 /** The contract's limit on `target_link_uri`. */
 export const MAX_TARGET_LINK_URI_LENGTH = 2048;
@@ -10,7 +11,7 @@ export const MAX_TARGET_LINK_URI_LENGTH = 2048;
 export type LaunchTarget = { kind: 'lti'; path: typeof LTI_LAUNCH_PATH } | { kind: 'exb'; path: string; contentId: string };
 
 export function exbLaunchPath(contentId: string): string {
-  return `${EXB_LAUNCH_PREFIX}${contentId}`;
+  return servicePath(EXB_LAUNCH_ROUTE, [contentId]);
 }
 
 /** The target of a path the service serves (`/lti/launch` or `/exb/launch/:contentId`), or `null`. */

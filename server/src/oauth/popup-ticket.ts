@@ -1,7 +1,7 @@
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { AUTHORIZATION_STARTS, POPUP_TICKET_TTL_SECONDS, type AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { z } from 'zod';
-import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { OneTimeStore } from '../security/one-time-store.js';
 import { sessionDataSchema, type SessionData } from '../security/session.js';
 import { PRINCIPAL_REQUIRED, START_ENDPOINTS, startPrincipal, type StartRefusal } from './start.js';
@@ -50,7 +50,7 @@ export class PopupTicketStore {
     if (!session) return PRINCIPAL_REQUIRED;
     const body = popupTicketRequestSchema.safeParse(rawBody ?? null);
     if (!body.success) {
-      return { ok: false, status: 400, code: ErrorCodes.INVALID_REQUEST, message: 'Invalid request: expected a JSON object naming the authorization start.' };
+      return { ok: false, status: errorStatus(ErrorCodes.INVALID_REQUEST), code: ErrorCodes.INVALID_REQUEST, message: 'Invalid request: expected a JSON object naming the authorization start.' };
     }
     const { start } = body.data;
     const access = startPrincipal(START_ENDPOINTS[start], session);

@@ -1,3 +1,4 @@
+import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import type { CoursePrincipal } from '../identity/principal.js';
 
 /**
@@ -7,7 +8,7 @@ import type { CoursePrincipal } from '../identity/principal.js';
 export function reauthorizeUrl(principal: Pick<CoursePrincipal, 'courseId' | 'lmsUserId'>, redirectUrl?: string): string {
   const query = new URLSearchParams({ course_id: principal.courseId, user_id: principal.lmsUserId });
   if (redirectUrl !== undefined) query.set('redirect_url', redirectUrl);
-  return `/api/oauth2reauthorize?${query.toString()}`;
+  return `${authorizationStartPath('oauth2reauthorize')}?${query.toString()}`;
 }
 
 export interface AuthorizationRequiredBody {

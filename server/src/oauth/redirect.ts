@@ -1,6 +1,7 @@
 import { isContentId } from '@exb/shared/content-id.js';
+import { EXB_LAUNCH_ROUTE, LTI_LAUNCH_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 
-export const DEFAULT_REDIRECT_PATH = '/lti/launch';
+export const DEFAULT_REDIRECT_PATH = LTI_LAUNCH_ROUTE.path;
 const MAX_REDIRECT_LENGTH = 2048;
 
 /**
@@ -46,7 +47,7 @@ export function studentReturnUrl(launchTarget: string): string {
       return `${DEFAULT_REDIRECT_PATH}?connected=1`;
     }
     // Canonical content ids are letters, digits, `_` and `:` only, all valid in a path segment as they are.
-    if (isContentId(contentId)) return `/exb/launch/${contentId}?connected=1`;
+    if (isContentId(contentId)) return `${servicePath(EXB_LAUNCH_ROUTE, [contentId])}?connected=1`;
   }
   return `${DEFAULT_REDIRECT_PATH}?connected=1`;
 }

@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatusAt, type AnswerErrorCode } from '@exb/shared/error-codes.js';
 import type { AuthorizationStart } from '@exb/shared/oauth-popup-ticket.js';
 import { z } from 'zod';
 import type { AppConfig } from '../config/app-config.js';
@@ -26,7 +26,7 @@ export const startQuerySchema = z.object({
   redirect_url: z.string().max(4096).optional(),
 });
 
-export type StartRefusal = { ok: false; status: 400 | 401 | 403 | 503; code: ErrorCode; message: string };
+export type StartRefusal = { ok: false; status: number; code: AnswerErrorCode; message: string };
 export type StartOutcome = { ok: true; location: string; state: OAuthState } | StartRefusal;
 
 export interface StartDependencies {
@@ -41,13 +41,13 @@ const WRONG_ROLE: Record<StartEndpoint, string> = {
   admin: 'LMS administrator authorization requires a root-account administrator launch.',
 };
 
-function refuse(status: StartRefusal['status'], code: ErrorCode, message: string): StartRefusal {
-  return { ok: false, status, code, message };
+/** A refusal of a start, under the status the error catalogue gives its code at the authorization starts. */
+function refuse(code: AnswerErrorCode, message: string): StartRefusal {
+  return { ok: false, status: errorStatusAt(code, 'authorizationStart'), code, message };
 }
 
 /** The answer to a start (or a popup ticket for one) without a usable session: none, or a ticket that did not redeem. */
 export const PRINCIPAL_REQUIRED: StartRefusal = refuse(
-  401,
   ErrorCodes.LTI_PRINCIPAL_REQUIRED,
   'Open the tool from the LMS first, then start the authorization from it.',
 );
@@ -58,7 +58,7 @@ export const PRINCIPAL_REQUIRED: StartRefusal = refuse(
  */
 export function startPrincipal(endpoint: StartEndpoint, session: SessionData | null): { ok: true; session: SessionData } | StartRefusal {
   if (!session) return PRINCIPAL_REQUIRED;
-  if (session.principal.kind !== endpoint) return refuse(403, ErrorCodes.OAUTH_ROLE_MISMATCH, WRONG_ROLE[endpoint]);
+  if (session.principal.kind !== endpoint) return refuse(ErrorCodes.OAUTH_ROLE_MISMATCH, WRONG_ROLE[endpoint]);
   return { ok: true, session };
 }
 
@@ -79,18 +79,18 @@ export async function startAuthorization(
   const { principal } = access.session;
 
   const query = startQuerySchema.safeParse(rawQuery ?? {});
-  if (!query.success) return refuse(400, ErrorCodes.INVALID_REQUEST, 'The authorization request has malformed parameters.');
+  if (!query.success) return refuse(ErrorCodes.INVALID_REQUEST, 'The authorization request has malformed parameters.');
   const { course_id: courseId, user_id: userId, redirect_url: redirectUrl } = query.data;
   if (userId !== undefined && userId !== principal.lmsUserId) {
-    return refuse(403, ErrorCodes.OAUTH_USER_MISMATCH, 'The authorization request is for another user.');
+    return refuse(ErrorCodes.OAUTH_USER_MISMATCH, 'The authorization request is for another user.');
   }
   if (courseId !== undefined && (principal.kind === 'admin' || courseId !== principal.courseId)) {
-    return refuse(403, ErrorCodes.OAUTH_COURSE_MISMATCH, 'The authorization request is for another course.');
+    return refuse(ErrorCodes.OAUTH_COURSE_MISMATCH, 'The authorization request is for another course.');
   }
 
   const { clientId } = config.oauth;
   if (!clientId || !config.oauth.clientSecret) {
-    return refuse(503, ErrorCodes.LMS_OAUTH_NOT_CONFIGURED, 'LMS API access is not configured for this service.');
+    return refuse(ErrorCodes.LMS_OAUTH_NOT_CONFIGURED, 'LMS API access is not configured for this service.');
   }
 
   const existing = await deps.tokens.findMetadata(principal.lmsUserId);

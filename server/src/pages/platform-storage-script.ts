@@ -1,5 +1,5 @@
 /**
- * The script of the login and launch pages that use the LMS's platform storage (`http/platform-storage-pages.ts`),
+ * The script of the login and launch pages that use the LMS's platform storage (`pages/platform-storage-pages.ts`),
  * served as `/lti/platform-storage.js` because the pages' CSP allows no inline script. It is written here as a function
  * so that the compiler checks it; its source text is what the browser runs, and it uses nothing from outside itself.
  *
@@ -105,8 +105,6 @@ function platformStorageClient(): void {
   if (config.put !== undefined && config.next !== undefined) void putAndGoOn(config.put, config.next);
   else if (config.get !== undefined) void readAndPost(config.get);
 }
-
-export const PLATFORM_STORAGE_SCRIPT_PATH = '/lti/platform-storage.js';
 
 /** The script's source as served. */
 export const PLATFORM_STORAGE_SCRIPT = `(${platformStorageClient.toString()})();\n`;

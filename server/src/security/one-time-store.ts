@@ -53,7 +53,7 @@ export class OneTimeStore {
 
   /**
    * Atomically marks the token consumed and returns its payload; `null` for unknown, expired or already used. With the
-   * request's signal (`http/client-signal.ts`), nothing is sent once its client is gone.
+   * request's signal (`http/kit/client-signal.ts`), nothing is sent once its client is gone.
    */
   async consume<T>(purpose: string, token: string, signal?: AbortSignal): Promise<T | null> {
     const id = sha256Hex(token);

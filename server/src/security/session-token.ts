@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Session } from '@fastify/secure-session';
 import { z } from 'zod';
+import { AUDIT_EXPORT_ROUTE, EXB_LAUNCH_ROUTE, LTI_LAUNCH_ROUTE } from '@exb/shared/service-paths.js';
 import { SESSION_TOKEN_HEADER, SESSION_TOKEN_PARAM } from '@exb/shared/session-token.js';
 import { isExamDayTokenPath } from '@exb/shared/exam-day-live.js';
 import { open, seal } from './aead.js';
@@ -63,10 +64,12 @@ const carriedToken = new WeakSet<FastifyRequest>();
  * export, and the exam-day board's live stream (an `EventSource` sends no headers) and CSV download. A page takes the token from its address at once (its address becomes the plain reload address), and logged
  * URLs carry no query values (`logger.ts`).
  */
+const EXB_LAUNCH_PREFIX = EXB_LAUNCH_ROUTE.path.slice(0, EXB_LAUNCH_ROUTE.path.indexOf(':'));
+
 function tokenInQuery(request: FastifyRequest): unknown {
   if (request.method !== 'GET') return undefined;
   const path = request.url.split('?')[0] ?? '';
-  if (path !== '/lti/launch' && path !== '/api/admin/audit.csv' && !path.startsWith('/exb/launch/') && !isExamDayTokenPath(path)) return undefined;
+  if (path !== LTI_LAUNCH_ROUTE.path && path !== AUDIT_EXPORT_ROUTE.path && !path.startsWith(EXB_LAUNCH_PREFIX) && !isExamDayTokenPath(path)) return undefined;
   const query = request.query as Record<string, unknown> | undefined;
   return query?.[SESSION_TOKEN_PARAM];
 }

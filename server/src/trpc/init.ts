@@ -11,8 +11,8 @@ import type { SessionData } from '../security/session.js';
 import { policyMessageData, toTrpcError } from './error-mapping.js';
 
 /**
- * What a procedure runs with. Nothing of the HTTP framework: the HTTP edges (`http/trpc.ts` for the typed client,
- * the REST adapters) build it from their request and send the headers a procedure asks for with its answer.
+ * What a procedure runs with. Nothing of the HTTP framework: the HTTP edges (`http/routes/session/trpc.ts` for the typed
+ * client, the REST adapters) build it from their request and send the headers a procedure asks for with its answer.
  */
 export interface TrpcContext {
   app: AppContext;

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { DETECTOR_CONFIG_MARKER } from '@exb/shared/detector-config.js';
-import { registerDetectorRoutes, type DetectorRouteContext, type DetectorRouteOptions } from '../../src/http/detector.js';
-import { registerErrorHandlers } from '../../src/http/errors.js';
+import { registerDetectorRoutes, type DetectorRouteContext, type DetectorRouteOptions } from '../../src/http/routes/sessionless/detector.js';
+import { registerErrorHandlers } from '../../src/http/kit/errors.js';
 import { createLogger } from '../../src/logger.js';
 
 export const SERVICE = 'https://exb.example.test';

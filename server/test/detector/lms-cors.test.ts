@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerErrorHandlers } from '../../src/http/errors.js';
-import { allowLmsOrigin } from '../../src/http/lms-cors.js';
+import { registerErrorHandlers } from '../../src/http/kit/errors.js';
+import { allowLmsOrigin } from '../../src/http/kit/lms-cors.js';
 import { LMS } from './harness.js';
 
 const ctx = { config: { lmsUrl: LMS } };

@@ -1,12 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DETECTOR_SCRIPT_ALIAS_ROUTE, DETECTOR_SCRIPT_ROUTE, THEME_LOADER_ROUTE } from '@exb/shared/service-paths.js';
 import { parseDetectorConfig } from '@exb/shared/detector-config.js';
 import { CATALOGUES } from '@exb/shared/i18n/catalogues.js';
 import { DetectorBundlesMissingError, DetectorScripts } from '../../src/lms-scripts/script-cache.js';
-import {
-  DETECTOR_SCRIPT_ALIAS_PATH,
-  DETECTOR_SCRIPT_PATH,
-  THEME_LOADER_PATH,
-} from '../../src/http/detector.js';
 import {
   CLIENT_ID,
   DEPLOYMENT_IDS,
@@ -23,9 +19,9 @@ import {
 
 const VARY = 'Origin, X-Forwarded-Host, X-Forwarded-Proto, X-Forwarded-Port';
 const SCRIPT_ROUTES = [
-  { path: DETECTOR_SCRIPT_PATH, bundle: 'lms-exb-detector' },
-  { path: DETECTOR_SCRIPT_ALIAS_PATH, bundle: 'lms-exb-detector' },
-  { path: THEME_LOADER_PATH, bundle: 'lms-exb-theme-loader' },
+  { path: DETECTOR_SCRIPT_ROUTE.path, bundle: 'lms-exb-detector' },
+  { path: DETECTOR_SCRIPT_ALIAS_ROUTE.path, bundle: 'lms-exb-detector' },
+  { path: THEME_LOADER_ROUTE.path, bundle: 'lms-exb-theme-loader' },
 ] as const;
 
 const dist = fakeDistDir();
@@ -75,28 +71,28 @@ describe('script routes, minified build', () => {
   });
 
   it('carries a configuration the browser-side parser accepts', async () => {
-    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path });
     const parsed = parseDetectorConfig(injectedConfig(response.body, FAKE_BUNDLES['lms-exb-detector.js']!));
     expect(parsed).toEqual(expectedConfig());
   });
 
   it('gives the detector its prompts in English and German, in the one cached script, and the theme loader none', async () => {
-    const detector = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'accept-language': 'de' } });
+    const detector = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path, headers: { 'accept-language': 'de' } });
     const { messages } = injectedConfig(detector.body, FAKE_BUNDLES['lms-exb-detector.js']!) as { messages: Record<string, Record<string, string>> };
     expect(Object.keys(messages).sort()).toEqual(['de', 'en']);
     expect(messages.en!.requiredHeading).toBe('Secure exam browser required');
     expect(messages.de!.requiredHeading).toBe('Sicherer Exam-Browser erforderlich');
     // The request's language changes nothing: one script per configuration tuple, whoever asks.
-    const english = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'accept-language': 'en' } });
+    const english = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path, headers: { 'accept-language': 'en' } });
     expect(english.rawPayload.equals(detector.rawPayload)).toBe(true);
     expect(english.headers.etag).toBe(detector.headers.etag);
-    const loader = await d.app.inject({ method: 'GET', url: THEME_LOADER_PATH });
+    const loader = await d.app.inject({ method: 'GET', url: THEME_LOADER_ROUTE.path });
     expect(injectedConfig(loader.body, FAKE_BUNDLES['lms-exb-theme-loader.js']!)).not.toHaveProperty('messages');
   });
 
   it.each(['GET', 'HEAD'] as const)('%s on the alias answers the same bytes and headers, never a redirect', async (method) => {
-    const primary = await d.app.inject({ method, url: DETECTOR_SCRIPT_PATH });
-    const alias = await d.app.inject({ method, url: DETECTOR_SCRIPT_ALIAS_PATH });
+    const primary = await d.app.inject({ method, url: DETECTOR_SCRIPT_ROUTE.path });
+    const alias = await d.app.inject({ method, url: DETECTOR_SCRIPT_ALIAS_ROUTE.path });
     expect(alias.statusCode).toBe(200);
     expect(alias.headers.location).toBeUndefined();
     expect(alias.rawPayload.equals(primary.rawPayload)).toBe(true);
@@ -104,30 +100,30 @@ describe('script routes, minified build', () => {
   });
 
   it('the detector and the theme loader are different scripts', async () => {
-    const detector = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
-    const loader = await d.app.inject({ method: 'GET', url: THEME_LOADER_PATH });
+    const detector = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path });
+    const loader = await d.app.inject({ method: 'GET', url: THEME_LOADER_ROUTE.path });
     expect(detector.body).not.toBe(loader.body);
     expect(detector.headers.etag).not.toBe(loader.headers.etag);
   });
 
   it('answers a revalidation with the current entity tag with 304 and the same cache headers', async () => {
-    const first = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    const first = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path });
     const etag = String(first.headers.etag);
     for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
-      const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_PATH, headers: { 'if-none-match': ifNoneMatch } });
+      const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_ROUTE.path, headers: { 'if-none-match': ifNoneMatch } });
       expect(response.statusCode, ifNoneMatch).toBe(304);
       expect(response.rawPayload.length).toBe(0);
       expect(response.headers['cache-control']).toBe('no-cache, must-revalidate');
       expect(response.headers.vary).toBe(VARY);
       expect(response.headers.etag).toBe(etag);
     }
-    const stale = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'if-none-match': '"stale"' } });
+    const stale = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path, headers: { 'if-none-match': '"stale"' } });
     expect(stale.statusCode).toBe(200);
     expect(stale.rawPayload.equals(first.rawPayload)).toBe(true);
   });
 
   it('other methods are not routes', async () => {
-    const response = await d.app.inject({ method: 'POST', url: DETECTOR_SCRIPT_PATH });
+    const response = await d.app.inject({ method: 'POST', url: DETECTOR_SCRIPT_ROUTE.path });
     expect(response.statusCode).toBe(404);
   });
 });
@@ -181,7 +177,7 @@ describe('in-process caching per configuration tuple', () => {
     const bodies: string[] = [];
     for (const ctx of [...variants, routeContext({ production: true })]) {
       const d = await detectorApp(ctx, { distDir: dist.dir });
-      bodies.push((await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH })).body);
+      bodies.push((await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path })).body);
       await d.app.close();
     }
     expect(new Set(bodies.slice(0, variants.length)).size).toBe(variants.length);
@@ -213,10 +209,10 @@ describe('debug and diagnostics modes', () => {
         expect(injectedConfig(response.body, FAKE_BUNDLES[`${bundle}.debug.js`]!)).toEqual(expectedConfig(config, bundle));
       }
       expect(build.mock.calls.length).toBe(before + SCRIPT_ROUTES.length);
-      const revalidation = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH, headers: { 'if-none-match': '*' } });
+      const revalidation = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path, headers: { 'if-none-match': '*' } });
       expect(revalidation.statusCode).toBe(200);
-      const primary = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
-      const alias = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_PATH });
+      const primary = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path });
+      const alias = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ALIAS_ROUTE.path });
       expect(alias.body).toBe(primary.body);
       expect(stableHeaders(alias.headers)).toEqual(stableHeaders(primary.headers));
     } finally {
@@ -234,7 +230,7 @@ describe('base URL', () => {
     for (const production of [true, false]) {
       const d = await detectorApp(routeContext({ production }), { distDir: dist.dir });
       try {
-        for (const url of [DETECTOR_SCRIPT_PATH, DETECTOR_SCRIPT_ALIAS_PATH]) {
+        for (const url of [DETECTOR_SCRIPT_ROUTE.path, DETECTOR_SCRIPT_ALIAS_ROUTE.path]) {
           const response = await d.app.inject({ method: 'GET', url, headers, remoteAddress: '127.0.0.1' });
           expect(injectedConfig(response.body, FAKE_BUNDLES['lms-exb-detector.js']!)).toEqual(expectedConfig());
         }
@@ -266,7 +262,7 @@ describe('missing bundles', () => {
 
   it('outside production leave the service running and say what to do on the script routes', async () => {
     const d = await detectorApp(routeContext({ production: false }), { distDir: empty.dir });
-    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_PATH });
+    const response = await d.app.inject({ method: 'GET', url: DETECTOR_SCRIPT_ROUTE.path });
     expect(response.statusCode).toBe(503);
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.body).toContain('npm run build');

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { DETECTOR_TRACE_ROUTE } from '@exb/shared/service-paths.js';
 import {
   isSecretKey,
   REDACTED,
@@ -7,7 +8,6 @@ import {
   TRACE_LIMITS,
   TRUNCATED,
 } from '../../src/lms-scripts/trace.js';
-import { DETECTOR_TRACE_PATH } from '../../src/http/detector.js';
 import { detectorApp, fakeDistDir, LMS, routeContext, type ContextOverrides, type DetectorApp } from './harness.js';
 
 const dist = fakeDistDir();
@@ -24,7 +24,7 @@ const ALL_ON: ContextOverrides = { debugEnabled: true, testbedEnabled: true };
 async function post(d: DetectorApp, payload: unknown, headers: Record<string, string> = { origin: LMS }) {
   return d.app.inject({
     method: 'POST',
-    url: DETECTOR_TRACE_PATH,
+    url: DETECTOR_TRACE_ROUTE.path,
     headers: { 'content-type': 'application/json', ...headers },
     payload: JSON.stringify(payload),
   });
@@ -187,7 +187,7 @@ describe('diagnostics guards', () => {
     try {
       const preflight = await d.app.inject({
         method: 'OPTIONS',
-        url: DETECTOR_TRACE_PATH,
+        url: DETECTOR_TRACE_ROUTE.path,
         headers: { origin: LMS, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
       });
       expect(preflight.statusCode).toBe(204);
@@ -200,7 +200,7 @@ describe('diagnostics guards', () => {
       expect(response.headers.vary).toBe('Origin');
       const foreign = await d.app.inject({
         method: 'OPTIONS',
-        url: DETECTOR_TRACE_PATH,
+        url: DETECTOR_TRACE_ROUTE.path,
         headers: { origin: 'https://evil.example.test', 'access-control-request-method': 'POST' },
       });
       expect(foreign.statusCode).toBe(403);

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CertificateStore } from '../../src/exb/certificate-store.js';
-import { SETUP_CHECK_BUDGET_PER_IP, SETUP_CHECK_BUDGET_PER_PROCESS } from '../../src/http/exb-public.js';
+import { SETUP_CHECK_BUDGET_PER_IP, SETUP_CHECK_BUDGET_PER_PROCESS } from '../../src/http/routes/session/exb-public.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { developmentIdentity, LMS, openWith, SERVICE } from './helpers.js';
 

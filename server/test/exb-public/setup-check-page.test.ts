@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { TESTBED_QUIT_NOTICE_ROUTE } from '@exb/shared/service-paths.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configKeyHashForUrl } from '../../src/exb/index.js';
-import { TESTBED_QUIT_NOTICE_PATH } from '../../src/http/testbed-quit-notice.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { bootstrapOf, developmentIdentity, LMS, openWith, SERVICE } from './helpers.js';
 
@@ -163,8 +163,8 @@ describe('the setup check’s quit page in the development LMS’s simulated exa
   it('tells the simulated window that the quit URL was reached, as the exam quit page does', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/exb/check/quit' });
     expect(response.statusCode).toBe(200);
-    expect(response.body).toContain(`<script src="${TESTBED_QUIT_NOTICE_PATH}" defer></script>`);
-    expect((await t.app.inject({ method: 'GET', url: TESTBED_QUIT_NOTICE_PATH })).statusCode).toBe(200);
+    expect(response.body).toContain(`<script src="${TESTBED_QUIT_NOTICE_ROUTE.path}" defer></script>`);
+    expect((await t.app.inject({ method: 'GET', url: TESTBED_QUIT_NOTICE_ROUTE.path })).statusCode).toBe(200);
   });
 
   it('loads no script without the testbed', async () => {

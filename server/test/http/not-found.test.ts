@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PARAM_LENGTH } from '../../src/http/errors.js';
+import { MAX_PARAM_LENGTH } from '../../src/http/kit/errors.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { bootstrapOf } from '../exb-public/helpers.js';
 

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendServiceUnavailable } from '../../src/http/service-unavailable.js';
+import { sendServiceUnavailable } from '../../src/http/kit/service-unavailable.js';
 import { bootstrapOf } from '../exb-public/helpers.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { GERMAN_BROWSER, languageOf } from '../support/page-language.js';

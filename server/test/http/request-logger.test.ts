@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { lazyRequestLoggerFactory } from '../../src/http/request-logger.js';
+import { lazyRequestLoggerFactory } from '../../src/http/kit/request-logger.js';
 import { createLogger } from '../../src/logger.js';
 
 /** The per-request logger: made only when a request logs, and then exactly the child Fastify would have made. */

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_DOWNLOAD_PATH, CONFIG_GRANT_PATH } from '../../src/http/exb-config.js';
-import { DETECTOR_SCRIPT_ALIAS_PATH, DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH } from '../../src/http/detector.js';
-import { ACCESS_CODE_PATH, ACCESS_PROOF_PATH, TOOLS_PATH } from '../../src/http/exb-proof.js';
+import { ACCESS_CODE_ROUTE, ACCESS_PROOF_ROUTE, CONFIG_DOWNLOAD_ROUTE, CONFIG_GRANT_ROUTE, DETECTOR_SCRIPT_ALIAS_ROUTE, DETECTOR_SCRIPT_ROUTE, THEME_LOADER_ROUTE, TOOLS_ROUTE } from '@exb/shared/service-paths.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { sessionFor, student } from '../support/sessions.js';
 
@@ -31,37 +29,37 @@ describe('the scopes of the hot routes', () => {
   afterAll(() => t.close());
 
   it.each([
-    [DETECTOR_SCRIPT_PATH, 'GET'],
-    [DETECTOR_SCRIPT_ALIAS_PATH, 'GET'],
-    [THEME_LOADER_PATH, 'GET'],
-    [ACCESS_PROOF_PATH, 'POST'],
-    [ACCESS_CODE_PATH, 'POST'],
-    [CONFIG_DOWNLOAD_PATH, 'GET'],
-    [CONFIG_DOWNLOAD_PATH, 'HEAD'],
+    [DETECTOR_SCRIPT_ROUTE.path, 'GET'],
+    [DETECTOR_SCRIPT_ALIAS_ROUTE.path, 'GET'],
+    [THEME_LOADER_ROUTE.path, 'GET'],
+    [ACCESS_PROOF_ROUTE.path, 'POST'],
+    [ACCESS_CODE_ROUTE.path, 'POST'],
+    [CONFIG_DOWNLOAD_ROUTE.path, 'GET'],
+    [CONFIG_DOWNLOAD_ROUTE.path, 'HEAD'],
   ])('keeps the cookie and session hooks off %s (%s)', (path, method) => {
     expect(hooksOf(t, path, method)).not.toContain('fastifyCookieOnSendHandler');
   });
 
   it.each([
-    [DETECTOR_SCRIPT_PATH, 'GET'],
-    [DETECTOR_SCRIPT_ALIAS_PATH, 'GET'],
-    [THEME_LOADER_PATH, 'GET'],
+    [DETECTOR_SCRIPT_ROUTE.path, 'GET'],
+    [DETECTOR_SCRIPT_ALIAS_ROUTE.path, 'GET'],
+    [THEME_LOADER_ROUTE.path, 'GET'],
   ])('sends %s (%s), which script tags load, without any onSend hook', (path, method) => {
     expect(hooksOf(t, path, method)).not.toContain('(onSend)');
   });
 
   it.each([
-    [DETECTOR_SCRIPT_PATH, 'GET'],
-    [ACCESS_PROOF_PATH, 'POST'],
-    [ACCESS_CODE_PATH, 'POST'],
-    [CONFIG_GRANT_PATH, 'POST'],
+    [DETECTOR_SCRIPT_ROUTE.path, 'GET'],
+    [ACCESS_PROOF_ROUTE.path, 'POST'],
+    [ACCESS_CODE_ROUTE.path, 'POST'],
+    [CONFIG_GRANT_ROUTE.path, 'POST'],
   ])('keeps the body deadline on %s (%s)', (path, method) => {
     expect(hooksOf(t, path, method)).toContain('(preParsing)');
   });
 
   it.each([
-    [CONFIG_GRANT_PATH, 'POST'],
-    [TOOLS_PATH, 'GET'],
+    [CONFIG_GRANT_ROUTE.path, 'POST'],
+    [TOOLS_ROUTE.path, 'GET'],
     ['/lti/launch', 'POST'],
   ])('runs %s (%s) with the session', (path, method) => {
     expect(hooksOf(t, path, method)).toContain('fastifyCookieOnSendHandler');
@@ -70,7 +68,7 @@ describe('the scopes of the hot routes', () => {
   // `printRoutes` does not list the requirement check's wildcard route by its pattern; its answers are compared here.
   it('answers the hot routes alike with a session cookie, and sets none', async () => {
     const { cookie } = sessionFor(t.app, student());
-    for (const url of [DETECTOR_SCRIPT_PATH, THEME_LOADER_PATH, '/api/exb/requirement/101/classicquiz_201']) {
+    for (const url of [DETECTOR_SCRIPT_ROUTE.path, THEME_LOADER_ROUTE.path, '/api/exb/requirement/101/classicquiz_201']) {
       const plain = await t.app.inject({ method: 'GET', url });
       const withCookie = await t.app.inject({ method: 'GET', url, headers: { cookie } });
       expect(withCookie.statusCode).toBe(plain.statusCode);

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LAUNCH_BODY_LIMIT_BYTES } from '../../src/http/launch-body.js';
+import { LAUNCH_BODY_LIMIT_BYTES } from '../../src/http/kit/launch-body.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { bootstrapOf } from './launch-harness.js';
 

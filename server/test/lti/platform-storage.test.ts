@@ -1,8 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { PLATFORM_STORAGE_SCRIPT_ROUTE } from '@exb/shared/service-paths.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_STATE_PURPOSE } from '../../src/lti/login-state.js';
 import { STORAGE_NONCE_FIELD, STORAGE_STATE_FIELD } from '../../src/lti/platform-storage.js';
-import { PLATFORM_STORAGE_SCRIPT_PATH } from '../../src/pages/platform-storage-script.js';
 import { authorize, bootstrapOf, Browser, createHarness, formFields, LMS, login, outcomeOf, postLaunch, type Harness } from './launch-harness.js';
 
 let h: Harness;
@@ -97,11 +97,11 @@ describe('platform storage: the login', () => {
       ],
       next: next.toString(),
     });
-    expect(response.response.body).toContain(`<script src="${PLATFORM_STORAGE_SCRIPT_PATH}"></script>`);
+    expect(response.response.body).toContain(`<script src="${PLATFORM_STORAGE_SCRIPT_ROUTE.path}"></script>`);
   });
 
   it('serves the pages’ script as a self-contained script', async () => {
-    const response = await h.t.app.inject({ method: 'GET', url: PLATFORM_STORAGE_SCRIPT_PATH });
+    const response = await h.t.app.inject({ method: 'GET', url: PLATFORM_STORAGE_SCRIPT_ROUTE.path });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/javascript/);
     expect(response.body).toMatch(/["']lti\.put_data["']/);

@@ -7,11 +7,12 @@ import { normalizeExactHttpsUrl } from './exact-urls.js';
 import { EXB_POLICY_LIMITS } from './limits.js';
 import { INVISIBLE_OR_CONTROL, parseUrl } from './text.js';
 import { ErrorCodes } from '../error-codes.js';
+import { VIDEO_PLAYER_ROUTE } from '../service-paths.js';
 
 const VIDEO_ID_PATTERN = /^[A-Za-z0-9_-]{11}$/;
 
 /** The service route that plays one video inside the exam; `{base_url}/exb/tool/video/<id>`. */
-export const VIDEO_TOOL_PATH_PREFIX = '/exb/tool/video/';
+export const VIDEO_TOOL_PATH_PREFIX = VIDEO_PLAYER_ROUTE.path.slice(0, -'*'.length);
 
 const WATCH_HOSTS = new Set(['youtube.com', 'www.youtube.com', 'm.youtube.com']);
 const EMBED_HOSTS = new Set([...WATCH_HOSTS, 'youtube-nocookie.com', 'www.youtube-nocookie.com']);

@@ -2,6 +2,7 @@ import { Button, Flex, Heading, Link, SimpleSelect, Spinner, Text, TextInput, Vi
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { AUDIT_EXPORT_ROUTE } from '@exb/shared/service-paths.js';
 import { CursorPager, useCursorPages } from '../../components/CursorPager';
 import { DataTable, type TableColumn } from '../../components/DataTable';
 import { StatusAlert } from '../../components/StatusAlert';
@@ -62,7 +63,7 @@ export function AuditTrail() {
     setApplied(serverFilter(form));
     pages.reset();
   };
-  const csvHref = withSessionToken(`/api/admin/audit.csv?${new URLSearchParams(applied).toString()}`);
+  const csvHref = withSessionToken(`${AUDIT_EXPORT_ROUTE.path}?${new URLSearchParams(applied).toString()}`);
   const actions: [string, string][] = [
     ['', t('audit.allActions')],
     ['enforcement.', t('audit.anyEnforcement')],

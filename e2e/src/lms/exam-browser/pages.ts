@@ -64,7 +64,7 @@ function problemPage(status: number, title: string, message: string): Response {
  * against `Regex.Escape(quitURL.TrimEnd('/')) + "\/?"`, case-insensitive, cancels it and quits, after asking when
  * `quitURLConfirm` is set (`SafeExamBrowser.Browser/Handlers/RequestHandler.cs`, `OnBeforeBrowse` and `IsQuitUrl`). The
  * quit URL is a page of the exam service, whose address this window cannot read, so that page tells the window where
- * it is (with the testbed on, `server/src/http/testbed-quit-notice.ts`); a navigation the real browser would have
+ * it is (with the testbed on, `server/src/pages/testbed-quit-notice.ts`); a navigation the real browser would have
  * cancelled has loaded by then, and the window shows what the real browser does instead: it quits, and closes.
  */
 const WINDOW_SCRIPT = `

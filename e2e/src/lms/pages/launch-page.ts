@@ -1,6 +1,6 @@
 import type { LmsRuntime } from '../context.js';
 import { isAnyAccountAdmin } from '../permissions.js';
-import { DEMO_PERSONAS } from '../seed.js';
+import { DEMO_PERSONAS } from '../demo-seed.js';
 import type { Account, Course, User, WebSession } from '../state.js';
 import { applicationPage, escapeHtml } from './html.js';
 

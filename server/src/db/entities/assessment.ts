@@ -14,6 +14,9 @@ export const Assessment = defineEntity({
     published: p.boolean().default(false),
     /** The LMS showed an access code on it at the last discovery (`domain/enforcement/unmanaged-code.ts`). */
     lmsHasAccessCode: p.boolean().default(false),
+    /** The LMS's unlock and due times at the last discovery, which the pre-exam sweep checks before (`domain/pre-exam-sweep/`). */
+    unlockAt: p.datetime().nullable(),
+    dueAt: p.datetime().nullable(),
     discoveredAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()').onUpdate(() => new Date()),
   },

@@ -1,5 +1,6 @@
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { CONFIG_DOWNLOAD_ROUTE, LAUNCH_HANDOFF_ROUTE, servicePath, SESSION_START_ROUTE } from '@exb/shared/service-paths.js';
 import type { Logger } from 'pino';
 import type { CoursePrincipal } from '../../identity/principal.js';
 import { SEB_CONFIG_FILE } from '../../exb/config-file-type.js';
@@ -51,7 +52,7 @@ export const DOWNLOADED_CONFIG_KEY_TTL_SECONDS = EXIT_GRANT_TTL_SECONDS;
  * "reconfigure?" dialog and a slow start fit easily; a file opened much later is downloaded again.
  */
 export const SESSION_START_TTL_SECONDS = 15 * 60;
-export const SESSION_START_PATH = '/exb/session-start/:courseId/:contentId';
+export const SESSION_START_PATH = SESSION_START_ROUTE.path;
 
 const SESSION_TOKEN_SCOPE = APPLICATION_SCOPES.find((scope) => scope.endsWith('/login/session_token'))!;
 const SESSION_TOKEN_DEADLINE_MS = 10_000;
@@ -118,7 +119,7 @@ export class ConfigGrants {
    * that Safe Exam Browser takes the link for a configuration inside its own browser too (`exb/config-file-type.ts`).
    */
   downloadUrl(courseId: string, contentId: string, grant: string): string {
-    const url = new URL(`/exb/config/${courseId}/${contentId}${SEB_CONFIG_FILE.extension}`, this.options.baseUrl);
+    const url = new URL(servicePath(CONFIG_DOWNLOAD_ROUTE, [courseId, `${contentId}${SEB_CONFIG_FILE.extension}`]), this.options.baseUrl);
     url.searchParams.set('grant', grant);
     return url.href;
   }
@@ -169,7 +170,7 @@ export class ConfigGrants {
       ok: true,
       grant,
       exbLaunchUrl,
-      handoffUrl: `/exb/launch-handoff?${new URLSearchParams({ key: handoff!.token })}`,
+      handoffUrl: `${LAUNCH_HANDOFF_ROUTE.path}?${new URLSearchParams({ key: handoff!.token })}`,
       expiresInSeconds: CONFIG_GRANT_TTL_SECONDS,
     };
   }
@@ -245,7 +246,7 @@ export class ConfigGrants {
 
   /** A download's session start, `{base_url}/exb/session-start/:courseId/:contentId?key=…`: the configuration's start URL. */
   sessionStartUrl(courseId: string, contentId: string, key: string): string {
-    const url = new URL(`/exb/session-start/${courseId}/${contentId}`, this.options.baseUrl);
+    const url = new URL(servicePath(SESSION_START_ROUTE, [courseId, contentId]), this.options.baseUrl);
     url.searchParams.set('key', key);
     return url.href;
   }

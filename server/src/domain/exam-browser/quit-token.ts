@@ -1,9 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { BASE64URL_TOKEN_LENGTH } from '@exb/shared/base64url-token.js';
+import { EXIT_COMPLETE_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 import { deriveKey } from '../../security/derived-keys.js';
-
-/** Where the exam browser's quit URL points: `{base_url}/exb/exit/complete/:courseId/:contentId/:token`. */
-export const EXIT_COMPLETE_PREFIX = '/exb/exit/complete/';
 
 /**
  * The configuration-bound quit URL. Its last segment is an HMAC over course, content id and the current access code, so
@@ -28,7 +26,8 @@ export class QuitTokens {
   }
 
   quitUrl(baseUrl: string, courseId: string, contentId: string, accessCode: string): string {
-    return new URL(`${EXIT_COMPLETE_PREFIX}${courseId}/${contentId}/${this.token(courseId, contentId, accessCode)}`, baseUrl).href;
+    // Where the exam browser's quit URL points: `{base_url}/exb/exit/complete/:courseId/:contentId/:token`.
+    return new URL(servicePath(EXIT_COMPLETE_ROUTE, [courseId, contentId, this.token(courseId, contentId, accessCode)]), baseUrl).href;
   }
 
   matches(token: string, courseId: string, contentId: string, accessCode: string): boolean {

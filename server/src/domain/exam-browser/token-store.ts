@@ -23,7 +23,7 @@ import { recordStepsSql, withdrawReleaseStepSql } from '../exam-day/student-step
  * number of instances exactly one gets the row. A consumption that goes with further writes makes them in the same
  * statement (data-modifying CTEs), so a failed write never leaves a token spent and costs no further round trip.
  *
- * The spending methods take the request's signal (`http/client-signal.ts`) and send nothing once it has aborted: a
+ * The spending methods take the request's signal (`http/kit/client-signal.ts`) and send nothing once it has aborted: a
  * token is never spent for a client that is gone.
  */
 
