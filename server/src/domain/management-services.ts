@@ -10,7 +10,7 @@ import { AssessmentPolicyService } from './assessment-policy/policy-service.js';
 import { CourseDefaultsService } from './course-defaults/course-defaults-service.js';
 import { AccessCodeVerification } from './enforcement/access-code-verification.js';
 import { ExamDayBoard } from './exam-day/board.js';
-import { StudentReadmission } from './exam-day/readmission.js';
+import { StudentReadmission } from './exam-browser/readmission.js';
 import { CodeSheetService } from './exam-day/code-sheet.js';
 import { ExamDayExemptions } from './exam-day/exemptions.js';
 import { EnforcementService } from './enforcement/enforcement-service.js';
@@ -48,7 +48,7 @@ export interface ManagementServices {
   readonly sweepOption: AutoRepairOption;
   /** Adopting a copied quiz with its original's settings. */
   readonly adoption: OriginalAdoption;
-  /** Exam day: re-admitting one student who is stuck (`exam-day/readmission.ts`). */
+  /** Exam day: re-admitting one student who is stuck (`exam-browser/readmission.ts`). */
   readonly readmission: StudentReadmission;
   /** Exam day: one student's exemption from the exam browser, granted and used. */
   readonly exemptions: ExamDayExemptions;

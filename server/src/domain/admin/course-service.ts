@@ -111,7 +111,7 @@ export class AdminCourseService {
     return this.deps.management.examDay.readWithLms(ref.courseId, ref.contentId, lms);
   }
 
-  /** Re-admits one student to an assessment of a connected course (`exam-day/readmission.ts`), audited with the reason. */
+  /** Re-admits one student to an assessment of a connected course (`exam-browser/readmission.ts`), audited with the reason. */
   async readmitStudent(by: AuditedBy, accountId: string, courseId: string, assessmentId: string, lmsUserId: string, reason: string) {
     const ref = await this.assessment(accountId, courseId, assessmentId);
     return this.deps.management.readmission.readmit(by, ref, lmsUserId, reason);

@@ -6,7 +6,7 @@ import { audited, type AuditedBy } from '../../audit/audited.js';
 import type { AuditLog } from '../../audit/audit-log.js';
 import type { Clock } from '../../clock.js';
 import { DomainError } from '../../domain-error.js';
-import { voidStudentTokensSql } from '../exam-browser/token-store.js';
+import { voidStudentTokensSql } from './token-store.js';
 import { readmitStepsSql } from './student-steps.js';
 
 
