@@ -1,5 +1,5 @@
 import { isoSeconds } from './clock.js';
-import type { LmsRuntime } from './context.js';
+import type { LmsRuntime } from './runtime.js';
 import { LmsHttpError, apiErrors } from './errors.js';
 import { safeEqual } from './ids.js';
 import type { ParamObject } from './params.js';

@@ -3,10 +3,6 @@ import type { CallLog } from './calls.js';
 import type { Clock } from './clock.js';
 import type { ExamBrowserHost } from './exam-browser/host.js';
 import type { FaultRegistry, Hangs } from './faults.js';
-import type { NewQuizzesEngine } from './new-quizzes/engine.js';
-import type { OAuthProvider } from './oauth/provider.js';
-import type { WebSessions } from './pages/session.js';
-import type { Platform } from './platform/platform.js';
 import type { LmsSeed } from './seed.js';
 import type { LmsState } from './state.js';
 
@@ -91,8 +87,11 @@ export interface LmsSettings {
   platformStorage: boolean;
 }
 
-/** What every part of the LMS shares. */
-export interface LmsRuntime {
+/**
+ * What every part of the LMS shares, below the parts themselves (OAuth provider, platform, web sessions, New Quizzes
+ * engine), which are built on it; route handlers see the parts too, through `LmsRuntime` in `runtime.ts`.
+ */
+export interface LmsCore {
   /** Mutable: an HTTP server started on another port moves the LMS there. */
   baseUrl: string;
   readonly issuer: string;
@@ -105,12 +104,7 @@ export interface LmsRuntime {
   readonly hangs: Hangs;
   /** Signs launch hints, session tokens and CSRF tokens. */
   readonly secret: Buffer;
-  readonly oauth: OAuthProvider;
-  readonly platform: Platform;
-  readonly sessions: WebSessions;
   /** The testbed's simulated exam browser (off unless enabled). */
   readonly examBrowser: ExamBrowserHost;
-  /** The New Quizzes engine, a tool on an origin of its own that new-quiz assignment pages frame. */
-  readonly newQuizzes: NewQuizzesEngine;
   nextErrorReportId(): number;
 }

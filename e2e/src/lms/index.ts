@@ -3,9 +3,11 @@ import type { HttpHandler } from 'msw';
 import { CallLog } from './calls.js';
 import { Clock, isoSeconds } from './clock.js';
 import { ExamBrowserHost } from './exam-browser/host.js';
-import type { LmsRuntime, LmsSettings, MockLmsOptions, ResolvedTool, ToolOptions } from './context.js';
+import type { LmsCore, LmsSettings, MockLmsOptions, ResolvedTool, ToolOptions } from './context.js';
+import type { LmsRuntime } from './runtime.js';
 import { FaultRegistry, Hangs } from './faults.js';
-import { NewQuizzesEngine, newQuizzesEngineRoutes } from './new-quizzes/engine.js';
+import { NewQuizzesEngine } from './new-quizzes/engine.js';
+import { newQuizzesEngineRoutes } from './new-quizzes/routes.js';
 import { OAuthProvider } from './oauth/provider.js';
 import { WebSessions } from './pages/session.js';
 import { generatePlatformKey, platformKeyFrom } from './platform/keys.js';
@@ -137,8 +139,7 @@ export function createMockLms(options: MockLmsOptions): MockLms {
   if (routeKeys.size !== routes.length) throw new Error('Duplicate LMS route');
   let errorReportId = 1000;
 
-  // The parts reference each other through the runtime; it is complete before any request is handled.
-  const runtime = {
+  const core: LmsCore = {
     baseUrl: origin(options.baseUrl, 'baseUrl'),
     issuer: options.issuer ?? DEFAULT_ISSUER,
     tool,
@@ -151,15 +152,17 @@ export function createMockLms(options: MockLmsOptions): MockLms {
     secret: randomBytes(32),
     examBrowser: new ExamBrowserHost(tool.baseUrl),
     nextErrorReportId: () => ++errorReportId,
-  } as Omit<LmsRuntime, 'oauth' | 'platform' | 'sessions' | 'newQuizzes'> as LmsRuntime;
-  const mutable = runtime as { -readonly [K in keyof LmsRuntime]: LmsRuntime[K] };
-  mutable.oauth = new OAuthProvider(runtime);
-  mutable.newQuizzes = new NewQuizzesEngine(runtime);
-  mutable.sessions = new WebSessions(runtime);
+  };
   const initialKey = options.platformKey
     ? platformKeyFrom(options.platformKey, isoSeconds(clock.now()))
     : generatePlatformKey({ now: clock.now() });
-  mutable.platform = new Platform(runtime, initialKey, options.registration ?? defaultRegistrationDocument(tool.baseUrl));
+  // The parts are built on the core and join it in one object, so a moved `baseUrl` is seen by all of them.
+  const runtime: LmsRuntime = Object.assign(core, {
+    oauth: new OAuthProvider(core),
+    newQuizzes: new NewQuizzesEngine(core),
+    sessions: new WebSessions(core),
+    platform: new Platform(core, initialKey, options.registration ?? defaultRegistrationDocument(tool.baseUrl)),
+  });
 
   const handlers = toMswHandlers(runtime, routes, { matchOrigin: true });
 

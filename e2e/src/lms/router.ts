@@ -1,6 +1,6 @@
 import { http, type HttpHandler } from 'msw';
 import { authenticateApiCall, paramsForHandler, type ApiAuth } from './authorization.js';
-import type { LmsRuntime } from './context.js';
+import type { LmsRuntime } from './runtime.js';
 import { LmsHttpError, jsonResponse } from './errors.js';
 import { describeFault, faultResponse } from './faults.js';
 import { parseBody, parseNestedParams, type ParamObject } from './params.js';

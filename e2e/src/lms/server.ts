@@ -4,7 +4,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createMiddlewareApp } from '@mswjs/http-middleware';
 import { http, type HttpHandler } from 'msw';
-import type { LmsRuntime } from './context.js';
+import type { LmsRuntime } from './runtime.js';
 import { htmlResponse, jsonResponse } from './errors.js';
 import { CONNECTION_HEADER, toMswHandlers, type RouteDef, type ServerConnection } from './router.js';
 

@@ -1,64 +1,16 @@
-import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
+import { ErrorCodes, LAUNCH_REFUSAL_STATUS, type LaunchRefusalCode } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import { DEFAULT_LOCALE, type Locale } from '@exb/shared/i18n/locale.js';
 import { translator } from '../i18n/translator.js';
 
 /**
  * Why a login or launch was refused. Codes are shown on the error page (they name the failed check, never a value), so
- * an administrator can tell a stale registration from an expired launch without reading server logs. The two the
- * contract names come from the error-code catalogue.
+ * an administrator can tell a stale registration from an expired launch without reading server logs. They and their
+ * statuses are listed in the error-code catalogue (`LAUNCH_REFUSAL_STATUS`).
  */
-export const LTI_ERROR_CODES = [
-  // Login initiation
-  'LTI_LOGIN_INVALID_REQUEST',
-  'LTI_LOGIN_ISSUER',
-  'LTI_LOGIN_CLIENT_ID',
-  'LTI_LOGIN_TARGET',
-  'LTI_LOGIN_DEPLOYMENT',
-  // Launch envelope, state and browser binding
-  'LTI_LAUNCH_PLATFORM_ERROR',
-  'LTI_LAUNCH_INVALID_ENVELOPE',
-  'LTI_LAUNCH_STATE_INVALID',
-  'LTI_LAUNCH_TRANSACTION_MISSING',
-  'LTI_LAUNCH_TRANSACTION_MISMATCH',
-  'LTI_LAUNCH_STATE_REPLAYED',
-  // Token validation
-  'LTI_TOKEN_MALFORMED',
-  'LTI_TOKEN_ALGORITHM',
-  'LTI_TOKEN_UNKNOWN_KEY',
-  'LTI_PLATFORM_KEY_TOO_WEAK',
-  'LTI_PLATFORM_KEYS_UNAVAILABLE',
-  'LTI_TOKEN_SIGNATURE',
-  'LTI_TOKEN_ISSUER',
-  'LTI_TOKEN_AUDIENCE',
-  'LTI_TOKEN_NONCE',
-  'LTI_TOKEN_EXPIRED',
-  'LTI_TOKEN_ISSUED_IN_FUTURE',
-  'LTI_TOKEN_TOO_OLD',
-  'LTI_TOKEN_VERSION',
-  'LTI_TOKEN_MESSAGE_TYPE',
-  'LTI_TOKEN_DEPLOYMENT',
-  'LTI_TOKEN_TARGET',
-  'LTI_TOKEN_CLAIMS',
-  // Login-launch binding
-  'LTI_BINDING_ISSUER',
-  'LTI_BINDING_DEPLOYMENT',
-  'LTI_BINDING_TARGET',
-  // After validation
-  ErrorCodes.LmsLtiConfigurationError,
-  'LTI_DEEP_LINKING_UNSUPPORTED',
-  'LTI_IDENTITY_CONFLICT',
-  // Session reloads and exam-browser launches
-  'LTI_CROSS_SITE_FRAME',
-  'LTI_SESSION_MISMATCH',
-  'EXB_LAUNCH_NOT_FOR_SESSION',
-  'EXB_LAUNCH_COURSE_MISMATCH',
-  'EXB_LAUNCH_NOT_FOR_ADMIN',
-  // Admission
-  ErrorCodes.RATE_LIMITED,
-] as const;
+export const LTI_ERROR_CODES = Object.keys(LAUNCH_REFUSAL_STATUS) as readonly LaunchRefusalCode[];
 
-export type LtiErrorCode = (typeof LTI_ERROR_CODES)[number];
+export type LtiErrorCode = LaunchRefusalCode;
 
 type LaunchCatalogue = Catalogue['launch'];
 
@@ -95,18 +47,20 @@ function word(locale: Locale, text: RefusalText): string {
  * `details` are safe to show (no token values).
  */
 export class LtiError extends Error {
+  /** The code's status, from the catalogue. */
+  readonly status: number;
   readonly title: string;
   readonly details: string[];
 
   constructor(
     readonly code: LtiErrorCode,
-    readonly status: number,
     readonly titleKey: RefusalTitleKey,
     readonly explanation: RefusalText,
     readonly detailTexts: readonly RefusalText[] = [],
   ) {
     super(word(DEFAULT_LOCALE, explanation));
     this.name = 'LtiError';
+    this.status = LAUNCH_REFUSAL_STATUS[code];
     const english = this.wording(DEFAULT_LOCALE);
     this.title = english.title;
     this.details = english.details;
@@ -121,21 +75,21 @@ export class LtiError extends Error {
   }
 }
 
-/** A check of the id_token failed: a `400` with the generic launch explanation and the failed check's code. */
+/** A check of the id_token failed: the generic launch explanation and the failed check's code. */
 export function tokenError(code: LtiErrorCode, key: RefusalKey): LtiError {
-  return new LtiError(code, 400, 'launchNotVerified', { key });
+  return new LtiError(code, 'launchNotVerified', { key });
 }
 
 /** The LMS sent custom fields the registration asks for without expanding them: the registration is out of date. */
 export class LmsLtiConfigurationError extends LtiError {
   constructor(readonly problems: RefusalText[]) {
     const code = ErrorCodes.LmsLtiConfigurationError;
-    super(code, errorStatus(code), 'registrationOutdated', { key: 'registrationOutdated' }, problems);
+    super(code, 'registrationOutdated', { key: 'registrationOutdated' }, problems);
     this.name = code;
   }
 }
 
 /** Too many logins or launches from one network or for one login state (Document 1); answered with `retry-after`. */
 export function rateLimitedError(): LtiError {
-  return new LtiError(ErrorCodes.RATE_LIMITED, errorStatus(ErrorCodes.RATE_LIMITED), 'tooManyLaunches', { key: 'tooManyLaunches' });
+  return new LtiError(ErrorCodes.RATE_LIMITED, 'tooManyLaunches', { key: 'tooManyLaunches' });
 }

@@ -24,7 +24,7 @@ const PLATFORM_ERRORS: Readonly<Record<string, RefusalKey>> = {
   invalid_request: 'platformInvalidRequest',
 };
 
-const invalidEnvelope = (key: RefusalKey) => new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 400, 'launchNotVerified', { key });
+const invalidEnvelope = (key: RefusalKey) => new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 'launchNotVerified', { key });
 
 /**
  * Step 1 of the launch: the LMS's `error` answer, then presence, type and size of `state` and `id_token`. Throws an
@@ -38,7 +38,6 @@ export function readLaunchEnvelope(body: unknown): LaunchEnvelope {
     const known = code !== undefined && Object.hasOwn(PLATFORM_ERRORS, code) ? PLATFORM_ERRORS[code] : undefined;
     throw new LtiError(
       'LTI_LAUNCH_PLATFORM_ERROR',
-      400,
       'platformError',
       { key: known ?? 'platformError' },
       // Only a short, code-shaped value is echoed; the free-text description is not, as anyone can post this form.

@@ -34,7 +34,7 @@ export type IdentifyOutcome =
   | { readonly ok: true; readonly principal: Principal; readonly target: LaunchTarget }
   | { readonly ok: false; readonly error: LtiError | null; readonly administratorInCourse?: true };
 
-const refuse = (code: LtiError['code'], key: RefusalKey) => new LtiError(code, 400, 'launchNotVerified', { key });
+const refuse = (code: LtiError['code'], key: RefusalKey) => new LtiError(code, 'launchNotVerified', { key });
 
 /**
  * The launch (Document 1, `POST /lti/launch`; Document 3, `POST /exb/launch/:contentId`), one implementation for both
@@ -131,7 +131,7 @@ export async function identifyLaunch(deps: Pick<LtiDependencies, 'identity'>, cl
     throw error;
   }
   if (outcome.kind === 'deep-linking') {
-    return { ok: false, error: new LtiError('LTI_DEEP_LINKING_UNSUPPORTED', 410, 'deepLinking', { key: 'deepLinking' }) };
+    return { ok: false, error: new LtiError('LTI_DEEP_LINKING_UNSUPPORTED', 'deepLinking', { key: 'deepLinking' }) };
   }
   if (outcome.kind !== 'principal') {
     return { ok: false, error: null, ...(outcome.kind === 'not-authorized' && outcome.administratorInCourse ? { administratorInCourse: true } : {}) };

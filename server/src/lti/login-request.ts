@@ -48,7 +48,7 @@ export interface LoginRequest {
 }
 
 function loginError(code: LtiErrorCode, key: RefusalKey, values?: Readonly<Record<string, string | number>>, details: RefusalText[] = []): LtiError {
-  return new LtiError(code, 400, 'toolNotOpened', values === undefined ? { key } : { key, values }, details);
+  return new LtiError(code, 'toolNotOpened', values === undefined ? { key } : { key, values }, details);
 }
 
 /**

@@ -86,6 +86,6 @@ function requireTarget(parameters: LoginParameters, target: LaunchTarget, baseUr
   if (given === undefined) {
     parameters.target_link_uri = `${baseUrl}${target.path}`;
   } else if (parseTargetLinkUri(given, baseUrl)?.path !== target.path) {
-    throw new LtiError('LTI_LOGIN_TARGET', 400, 'toolNotOpened', { key: 'loginTargetMismatch' });
+    throw new LtiError('LTI_LOGIN_TARGET', 'toolNotOpened', { key: 'loginTargetMismatch' });
   }
 }

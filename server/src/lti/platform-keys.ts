@@ -73,7 +73,7 @@ export class PlatformKeySet {
       throw tokenError('LTI_TOKEN_UNKNOWN_KEY', 'tokenKeyUnknown');
     }
     if (key.modulusBits < MIN_RSA_MODULUS_BITS) {
-      throw new LtiError('LTI_PLATFORM_KEY_TOO_WEAK', 400, 'weakPlatformKey', {
+      throw new LtiError('LTI_PLATFORM_KEY_TOO_WEAK', 'weakPlatformKey', {
         key: 'weakPlatformKey',
         values: { bits: key.modulusBits, minimum: MIN_RSA_MODULUS_BITS },
       });
@@ -125,7 +125,7 @@ export class PlatformKeySet {
 }
 
 function keysUnavailable(detail: RefusalText): LtiError {
-  return new LtiError('LTI_PLATFORM_KEYS_UNAVAILABLE', 400, 'launchNotVerified', { key: 'keysUnavailable' }, [detail]);
+  return new LtiError('LTI_PLATFORM_KEYS_UNAVAILABLE', 'launchNotVerified', { key: 'keysUnavailable' }, [detail]);
 }
 
 function isBase64url(value: unknown): value is string {

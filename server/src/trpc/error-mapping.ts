@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus, type ErrorCode } from '@exb/shared/error-codes.js';
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { z } from 'zod';
 import { policyErrorFromZod, schemaPolicyMessage, type PolicyMessageKey, type PolicyMessageValue } from '@exb/shared/exb-policy.js';
@@ -104,13 +104,13 @@ export function restErrorOf(error: unknown): RestError | null {
   if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') {
     if (cause instanceof z.ZodError) {
       const policy = policyErrorFromZod(cause);
-      if (policy !== null) return { status: 400, body: { success: false, error_code: policy.errorCode, message: policy.message } };
-      return { status: 400, body: { success: false, error_code: ErrorCodes.INVALID_REQUEST, message: zodMessage(cause) } };
+      if (policy !== null) return { status: errorStatus(policy.errorCode), body: { success: false, error_code: policy.errorCode, message: policy.message } };
+      return { status: errorStatus(ErrorCodes.INVALID_REQUEST), body: { success: false, error_code: ErrorCodes.INVALID_REQUEST, message: zodMessage(cause) } };
     }
-    return { status: 400, body: { success: false, error_code: ErrorCodes.INVALID_REQUEST, message: 'Invalid request.' } };
+    return { status: errorStatus(ErrorCodes.INVALID_REQUEST), body: { success: false, error_code: ErrorCodes.INVALID_REQUEST, message: 'Invalid request.' } };
   }
   if (error.code === 'UNAUTHORIZED') {
-    return { status: 401, body: { success: false, error_code: ErrorCodes.UNAUTHORIZED, message: error.message } };
+    return { status: errorStatus(ErrorCodes.UNAUTHORIZED), body: { success: false, error_code: ErrorCodes.UNAUTHORIZED, message: error.message } };
   }
   return null;
 }

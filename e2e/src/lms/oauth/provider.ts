@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { lmsTokenString, randomToken } from '../ids.js';
 import { APPLICATION_SCOPES } from '../scopes.js';
 import type { AccessTokenRecord, User } from '../state.js';
@@ -80,7 +80,7 @@ export function toSentence(items: readonly string[]): string {
 export class OAuthProvider {
   private tokenIds = 0;
 
-  constructor(private readonly lms: LmsRuntime) {}
+  constructor(private readonly lms: LmsCore) {}
 
   findByAccessToken(accessToken: string): AccessTokenRecord | undefined {
     for (const token of this.lms.state.tokens.values()) if (token.accessToken === accessToken) return token;

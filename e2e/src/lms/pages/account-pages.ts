@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { htmlResponse } from '../errors.js';
 import { accountPermissions, isAccountAdmin } from '../permissions.js';
 import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';

@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { htmlResponse, LmsHttpError, redirectResponse } from '../errors.js';
 import { safeEqual } from '../ids.js';
 import type { RouteRequest } from '../router.js';

@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { htmlResponse, redirectResponse } from '../errors.js';
 import { canReadCourse, canSeeUnpublished, coursePermissions } from '../permissions.js';
 import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';

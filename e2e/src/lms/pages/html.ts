@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { examBrowserFrameScript } from '../exam-browser/frame-script.js';
 import type { User, WebSession } from '../state.js';
 
@@ -63,7 +63,7 @@ export interface PageOptions {
  * A page in the LMS's application layout. Like the real one it ends with the account's theme JavaScript, on every
  * page, unless the URL says `global_includes=0`.
  */
-export function applicationPage(lms: LmsRuntime, options: PageOptions): string {
+export function applicationPage(lms: LmsCore, options: PageOptions): string {
   const root = lms.state.rootAccount();
   // Like the LMS, the page speaks its user's language: `<html lang>` and `ENV.LOCALE` both carry it.
   const locale = options.user?.locale ?? 'en';

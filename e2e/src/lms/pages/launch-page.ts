@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { isAnyAccountAdmin } from '../permissions.js';
 import { DEMO_PERSONAS } from '../demo-seed.js';
 import type { Account, Course, User, WebSession } from '../state.js';

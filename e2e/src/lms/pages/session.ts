@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { hmac, randomToken, safeEqual } from '../ids.js';
 import type { User, WebSession } from '../state.js';
 
@@ -15,7 +15,7 @@ export const SESSION_TOKEN_VALIDITY_MS = 30 * 1000;
 
 /** Browser sessions of the LMS (who is logged in), and the session tokens that hand an API user to a browser. */
 export class WebSessions {
-  constructor(private readonly lms: LmsRuntime) {}
+  constructor(private readonly lms: LmsCore) {}
 
   create(userId: number): WebSession {
     const session: WebSession = {

@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { htmlResponse, redirectResponse } from '../errors.js';
 import type { ParamObject } from '../params.js';
 import { publicRoute, type RouteDef } from '../router.js';

@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { htmlResponse } from '../errors.js';
 import { accountPermissions, canReadCourse, coursePermissions } from '../permissions.js';
 import type { BuiltLaunch, LaunchOptions } from '../platform/platform.js';

@@ -1,5 +1,5 @@
 import type { JWTPayload } from 'jose';
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { sha1Hex } from '../ids.js';
 import type { User } from '../state.js';
 import { contextRootAccount, ltiRoles, type LaunchContext } from './roles.js';
@@ -39,7 +39,7 @@ export function contextOpaqueId(context: LaunchContext): string {
  * name, email and LIS claims as the tool's privacy level allows. `sub`, `roles`, `context` and `resource_link` come
  * from the LMS's own records; the custom claim and the placement claim may carry what a link's author wrote.
  */
-export function buildLaunchClaims(lms: LmsRuntime, registration: ToolRegistration, launch: LaunchDescription): JWTPayload {
+export function buildLaunchClaims(lms: LmsCore, registration: ToolRegistration, launch: LaunchDescription): JWTPayload {
   const { user, context } = launch;
   const now = lms.clock.seconds();
   const root = contextRootAccount(lms.state, context);

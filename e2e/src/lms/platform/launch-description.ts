@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { stableUuid } from '../ids.js';
 import type { Course, ResourceLink, User } from '../state.js';
 import { contextOpaqueId, type LaunchDescription, type MessageType } from './claims.js';
@@ -53,7 +53,7 @@ function contentOfUrl(url: string): string | undefined {
 /** Resolves who launches what, where, with which configured custom fields: the input of the id_token claims. */
 export class LaunchResolver {
   constructor(
-    private readonly lms: LmsRuntime,
+    private readonly lms: LmsCore,
     private readonly registration: ToolRegistration,
   ) {}
 

@@ -1,6 +1,6 @@
 import { constants, sign, type KeyObject } from 'node:crypto';
 import type { JWK, JWTPayload } from 'jose';
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { hmac, opaqueId, randomToken, safeEqual } from '../ids.js';
 import type { User } from '../state.js';
 import { buildLaunchClaims, type LaunchDescription } from './claims.js';
@@ -75,7 +75,7 @@ export class Platform {
   private readonly launches = new Map<string, CachedLaunch>();
 
   constructor(
-    private readonly lms: LmsRuntime,
+    private readonly lms: LmsCore,
     initialKey: PlatformKey,
     private readonly initialRegistration: unknown,
   ) {

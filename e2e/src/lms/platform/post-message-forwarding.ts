@@ -1,7 +1,5 @@
-import type { LmsRuntime } from '../context.js';
-import { htmlResponse } from '../errors.js';
-import { escapeHtml, scriptJson } from '../pages/html.js';
-import { publicRoute, type RouteDef } from '../router.js';
+import type { LmsCore } from '../context.js';
+import { scriptJson } from '../pages/html.js';
 
 /**
  * The LMS's platform storage for tools (1EdTech "LTI Client Side postMessages": `lti.capabilities`, `lti.put_data`,
@@ -29,7 +27,7 @@ export const PLATFORM_STORAGE_TARGET = 'post_message_forwarding';
 export const POST_MESSAGE_FORWARDING_PATH = '/post_message_forwarding';
 
 /** The forwarding frame's script: `ui/features/post_message_forwarding/index.ts`, for a parent of the same origin. */
-function forwardingScript(parentOrigin: string): string {
+export function forwardingScript(parentOrigin: string): string {
   return `(function () {
   var parentOrigin = ${scriptJson(parentOrigin)};
   var windows = [];
@@ -107,23 +105,11 @@ function storageListenerScript(ownOrigin: string): string {
 }
 
 /** What a page hosting a tool adds: the hidden forwarding frame and the storage listener (nothing without storage). */
-export function platformStorageMarkup(lms: LmsRuntime): string {
+export function platformStorageMarkup(lms: LmsCore): string {
   if (!lms.settings.platformStorage) return '';
   return (
     `<iframe src="${POST_MESSAGE_FORWARDING_PATH}" name="${PLATFORM_STORAGE_TARGET}" id="${PLATFORM_STORAGE_TARGET}" ` +
     `title="${PLATFORM_STORAGE_TARGET}" sandbox="allow-scripts allow-same-origin" style="display:none"></iframe>\n` +
     `<script>${storageListenerScript(new URL(lms.baseUrl).origin)}</script>`
   );
-}
-
-/** `GET /post_message_forwarding`: the forwarding frame's page. */
-export function postMessageForwardingRoutes(): RouteDef[] {
-  return [
-    publicRoute('GET', POST_MESSAGE_FORWARDING_PATH, (req) =>
-      htmlResponse(
-        `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(PLATFORM_STORAGE_TARGET)}</title></head>` +
-          `<body><script>${forwardingScript(new URL(req.lms.baseUrl).origin)}</script></body></html>`,
-      ),
-    ),
-  ];
 }

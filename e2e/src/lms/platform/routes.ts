@@ -2,6 +2,7 @@ import { htmlResponse, jsonResponse, redirectResponse } from '../errors.js';
 import { visitor } from '../pages/common.js';
 import { autoPostForm, barePage, escapeHtml } from '../pages/html.js';
 import { publicRoute, type RouteDef, type RouteRequest } from '../router.js';
+import { forwardingScript, PLATFORM_STORAGE_TARGET, POST_MESSAGE_FORWARDING_PATH } from './post-message-forwarding.js';
 
 function flatParams(req: RouteRequest): Record<string, string | undefined> {
   const params: Record<string, string | undefined> = {};
@@ -40,5 +41,17 @@ export function platformRoutes(): RouteDef[] {
     publicRoute('POST', '/api/lti/authorize_redirect', authorizeRedirect),
     publicRoute('GET', '/api/lti/authorize', authorize),
     publicRoute('POST', '/api/lti/authorize', authorize),
+  ];
+}
+
+/** `GET /post_message_forwarding`: the forwarding frame's page. */
+export function postMessageForwardingRoutes(): RouteDef[] {
+  return [
+    publicRoute('GET', POST_MESSAGE_FORWARDING_PATH, (req) =>
+      htmlResponse(
+        `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(PLATFORM_STORAGE_TARGET)}</title></head>` +
+          `<body><script>${forwardingScript(new URL(req.lms.baseUrl).origin)}</script></body></html>`,
+      ),
+    ),
   ];
 }

@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsCore } from '../context.js';
 import { globalUserId } from '../oauth/provider.js';
 import { accountPermissions, coursePermissions, effectiveEnrollmentState, isRootAccountAdmin } from '../permissions.js';
 import type { User } from '../state.js';
@@ -12,7 +12,7 @@ import {
 } from './roles.js';
 
 export interface SubstitutionEnvironment {
-  lms: LmsRuntime;
+  lms: LmsCore;
   user: User | null;
   context: LaunchContext;
 }

@@ -1,5 +1,5 @@
 import { notAuthorized } from '../authorization.js';
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { LmsHttpError, jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { booleanValue, listParam, stringParam, type ParamObject } from '../params.js';

@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { apiErrors, jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { listParam, stringParam, type ParamObject } from '../params.js';

@@ -1,5 +1,5 @@
 import { notAuthorized } from '../authorization.js';
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { apiErrors } from '../errors.js';
 import { canReadCourse } from '../permissions.js';
 import type { Account, Course } from '../state.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notAuthorized } from '../authorization.js';
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { apiErrors, jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { stringParam } from '../params.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notAuthorized } from '../authorization.js';
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { LmsHttpError, apiErrors, jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { booleanValue, type ParamObject } from '../params.js';

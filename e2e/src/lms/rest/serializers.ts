@@ -1,4 +1,4 @@
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { ENROLLMENT_ROLE_IDS, ENROLLMENT_ROLE_NAMES, effectiveEnrollmentState } from '../permissions.js';
 import type { Assignment, Course, Enrollment, Quiz, Term } from '../state.js';
 

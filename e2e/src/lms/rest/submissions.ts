@@ -1,5 +1,5 @@
 import { notAuthorized } from '../authorization.js';
-import type { LmsRuntime } from '../context.js';
+import type { LmsRuntime } from '../runtime.js';
 import { apiErrors, jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { canGrade, canSeeUnpublished, coursePermissions } from '../permissions.js';

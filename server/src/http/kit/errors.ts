@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { OutageLog } from '../../db/outage-log.js';
 import { isDatabaseUnavailable } from '../../db/unavailable.js';
@@ -74,6 +74,6 @@ export function frameworkErrorHandler(notFoundPage?: NotFoundPage) {
     if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendNotFound(request, reply, notFoundPage);
     const message = 'Invalid request: the path is not a valid URL.';
     if (isApiPath(request.url)) return sendError(reply, ErrorCodes.INVALID_REQUEST, message);
-    return reply.code(400).type('text/plain; charset=utf-8').send(message);
+    return reply.code(errorStatus(ErrorCodes.INVALID_REQUEST)).type('text/plain; charset=utf-8').send(message);
   };
 }

@@ -22,7 +22,7 @@ function launchBodyErrorHandler(ctx: AppContext) {
     const status = error.statusCode ?? 500;
     if (!error.code?.startsWith('FST_ERR_CTP_') || status < 400 || status >= 500) throw error;
     const key = error.code === TOO_LARGE ? 'bodyTooLarge' : 'bodyUnreadable';
-    return sendLtiError(reply, ctx, new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 400, 'launchNotVerified', { key }), launchLocale(request));
+    return sendLtiError(reply, ctx, new LtiError('LTI_LAUNCH_INVALID_ENVELOPE', 'launchNotVerified', { key }), launchLocale(request));
   };
 }
 

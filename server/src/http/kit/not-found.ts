@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import { translator } from '../../i18n/translator.js';
 import { requestLocale } from '../../security/session.js';
 import { sendError } from './error-body.js';
@@ -16,7 +16,7 @@ export function notFoundPage(shell: ShellRenderer, lmsUrl: string): NotFoundPage
     const t = translator(locale);
     const title = t('launch:notFound.title');
     const page = { view: 'not-found', title, message: t('launch:notFound.message'), lmsReturnUrl: lmsUrl };
-    return shell.send(reply, page, { status: 404, title, locale });
+    return shell.send(reply, page, { status: errorStatus(ErrorCodes.NOT_FOUND), title, locale });
   };
 }
 

@@ -24,7 +24,7 @@ export function sessionForReload(
       sent: sendLtiError(
         reply,
         ctx,
-        new LtiError('LTI_CROSS_SITE_FRAME', 403, 'crossSiteFrame', { key: 'crossSiteFrame' }),
+        new LtiError('LTI_CROSS_SITE_FRAME', 'crossSiteFrame', { key: 'crossSiteFrame' }),
       ),
     };
   }

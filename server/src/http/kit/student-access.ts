@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { contentIdMatchesCourse, isLmsId, parseContentId, type ParsedContentId } from '@exb/shared/content-id.js';
-import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { IdentityService } from '../../identity/identity-service.js';
 import type { CoursePrincipal } from '../../identity/principal.js';
 import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../../security/admission-budget.js';
@@ -91,7 +91,7 @@ export const NO_SETTING_MESSAGE = 'This quiz has no exam browser setting.';
 
 /** The contract's 404 without an error code: no configuration or setting for the assessment. */
 export function sendNoSetting(reply: FastifyReply, message: string): FastifyReply {
-  return reply.code(404).send({ success: false, message });
+  return reply.code(errorStatus(ErrorCodes.NOT_FOUND)).send({ success: false, message });
 }
 
 /** The URL as the exam browser hashes it: everything before the first `#`. */

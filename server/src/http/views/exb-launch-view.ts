@@ -9,9 +9,9 @@ import { sendLtiError } from '../../pages/launch-refusals.js';
 import { updateSession, type SessionData } from '../../security/session.js';
 import { configGrantPath } from './student-course.js';
 
-const notForAdmin = () => new LtiError('EXB_LAUNCH_NOT_FOR_ADMIN', 403, 'notForAdmin', { key: 'notForAdmin' });
+const notForAdmin = () => new LtiError('EXB_LAUNCH_NOT_FOR_ADMIN', 'notForAdmin', { key: 'notForAdmin' });
 
-const courseMismatch = () => new LtiError('EXB_LAUNCH_COURSE_MISMATCH', 403, 'courseMismatch', { key: 'courseMismatch' });
+const courseMismatch = () => new LtiError('EXB_LAUNCH_COURSE_MISMATCH', 'courseMismatch', { key: 'courseMismatch' });
 
 const redirect = (reply: FastifyReply, url: string) => reply.header('cache-control', 'no-store').redirect(url, 302);
 

@@ -1,3 +1,4 @@
+import { PAGE_REFUSAL_STATUS } from '@exb/shared/error-codes.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isBase64UrlToken } from '@exb/shared/base64url-token.js';
 import { EXIT_COMPLETE_ROUTE, EXIT_QUIT_ROUTE, EXIT_SESSION_ROUTE, servicePath } from '@exb/shared/service-paths.js';
@@ -34,7 +35,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
   };
 
   const refused = (reply: FastifyReply, courseId: string | null) =>
-    page(reply, 403, (t) => ({
+    page(reply, PAGE_REFUSAL_STATUS.exitGrantInvalid, (t) => ({
       title: t('launch:exit.refusedTitle'),
       paragraphs: [t('launch:exit.refusedCause'), t('launch:exit.refusedHelp')],
       ...(courseId === null ? {} : { links: [{ href: lmsHome(courseId), text: t('launch:exit.backToCourse') }] }),
@@ -106,7 +107,7 @@ export async function registerExbExitRoutes(app: FastifyInstance, ctx: AppContex
   });
 
   const gone = async (_request: unknown, reply: FastifyReply) =>
-    page(reply, 410, (t) => ({
+    page(reply, PAGE_REFUSAL_STATUS.exitUnbound, (t) => ({
       title: t('launch:exit.goneTitle'),
       paragraphs: [t('launch:exit.goneMessage')],
       bootstrap: { view: 'exb-exit-gone' },

@@ -1,3 +1,4 @@
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { FastifyInstance } from 'fastify';
 import { LAUNCH_HANDOFF_ROUTE } from '@exb/shared/service-paths.js';
 import type { Locale } from '@exb/shared/i18n/locale.js';
@@ -30,7 +31,7 @@ function handoffPage(
       links: [{ href: lmsUrl, text: t('launch:handoff.goToLms'), top: true }],
       bootstrap: { view: 'exb-launch-handoff', available: false },
     });
-    return { status: 404, html };
+    return { status: errorStatus(ErrorCodes.NOT_FOUND), html };
   }
   const returnUrl = lmsCourseUrl(lmsUrl, handoff.courseId);
   if (handoff.kind === 'used') {

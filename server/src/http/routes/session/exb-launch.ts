@@ -38,7 +38,7 @@ export async function registerExbLaunchRoutes(app: FastifyInstance, ctx: AppCont
       return sendLtiError(
         reply,
         ctx,
-        new LtiError('EXB_LAUNCH_NOT_FOR_SESSION', 403, 'notForSession', { key: 'notForSession' }),
+        new LtiError('EXB_LAUNCH_NOT_FOR_SESSION', 'notForSession', { key: 'notForSession' }),
       );
     }
     return sendExbLaunch(request, reply, ctx, session, request.params.contentId);

@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus, type ErrorCode } from '@exb/shared/error-codes.js';
 import {
   EXEMPTION_RELEASE_ROUTE,
   REQUIRED_BROWSER_VIEW_ROUTE,
@@ -40,8 +40,8 @@ interface Notice {
   readonly code: ErrorCode;
 }
 
-const CLASSIC_QUIZ_ONLY: Notice = { status: 403, words: 'classicQuizOnly', code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY };
-const COURSE_UNVERIFIED: Notice = { status: 403, words: 'courseUnverified', code: ErrorCodes.LMS_COURSE_UNVERIFIED };
+const CLASSIC_QUIZ_ONLY: Notice = { status: errorStatus(ErrorCodes.EXB_CLASSIC_QUIZ_ONLY), words: 'classicQuizOnly', code: ErrorCodes.EXB_CLASSIC_QUIZ_ONLY };
+const COURSE_UNVERIFIED: Notice = { status: errorStatus(ErrorCodes.LMS_COURSE_UNVERIFIED), words: 'courseUnverified', code: ErrorCodes.LMS_COURSE_UNVERIFIED };
 
 /** A notice worded on the server in the request's language; the view shows it as it arrives. */
 function sendNotice(reply: FastifyReply, ctx: AppContext, courseId: string, notice: Notice): FastifyReply {

@@ -17,7 +17,7 @@ function singleQueryValue(query: unknown, name: string): string | undefined | nu
   return typeof value === 'string' ? value : null;
 }
 
-const sessionMismatch = () => new LtiError('LTI_SESSION_MISMATCH', 403, 'sessionMismatch', { key: 'sessionMismatch' });
+const sessionMismatch = () => new LtiError('LTI_SESSION_MISMATCH', 'sessionMismatch', { key: 'sessionMismatch' });
 
 /** Document 1: `GET|POST /lti/login`, `POST /lti/launch`, `GET /lti/launch`. */
 export async function registerLtiRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -1,4 +1,4 @@
-import { ErrorCodes, type ErrorCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus, errorStatusAt, type ErrorCode } from '@exb/shared/error-codes.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import { OAUTH_CALLBACK_ROUTE } from '@exb/shared/service-paths.js';
 import {
@@ -104,7 +104,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     // The Fetch Metadata guard runs before anything else, so a cross-site page learns nothing about the session.
     if (!isSameOriginOrUnmarked(request)) {
       return sendRefusal(ctx, request, reply, {
-        status: 403,
+        status: errorStatusAt(ErrorCodes.CROSS_SITE_AUTHORIZATION_START, 'authorizationStart'),
         code: ErrorCodes.CROSS_SITE_AUTHORIZATION_START,
         message: CROSS_SITE_START_MESSAGE,
         endpoint,
@@ -140,7 +140,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
     } catch (error) {
       request.log.error({ err: error }, 'LMS OAuth callback failed');
       const failed = { view: 'oauth-error', errorCode: 'internal-error', title, message: t('launch:oauth.storeFailed') };
-      return shell.send(reply, failed, { status: 500, title, locale });
+      return shell.send(reply, failed, { status: errorStatus(ErrorCodes.INTERNAL_ERROR), title, locale });
     }
     if (outcome.ok) return shell.send(reply, outcome.view, { locale });
     request.log.info({ failure: outcome.failure }, 'LMS OAuth callback refused');
@@ -162,7 +162,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, ctx: AppContext)
         details,
         ...(session ? { lmsReturnUrl: lmsHomeUrl(config.lmsUrl, session.principal) } : {}),
       },
-      { status: 400, title, locale },
+      { status: errorStatus(ErrorCodes.INVALID_REQUEST), title, locale },
     );
   });
 

@@ -1,3 +1,4 @@
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { FastifyInstance } from 'fastify';
 import { APPLICATION_SCOPES, ADMIN_SCOPES, EXAM_DAY_SCOPES } from '@exb/shared/oauth-scopes.js';
 import {
@@ -96,13 +97,13 @@ export async function registerPublicRoutes(app: FastifyInstance, ctx: AppContext
     reply.header('cache-control', 'no-store');
     try {
       const pending = await withinDeadline(db.pendingMigrations(), readyTimeoutMs);
-      if (pending.length > 0) return reply.code(503).send({ status: 'MIGRATIONS_PENDING', pendingMigrations: pending.length });
+      if (pending.length > 0) return reply.code(errorStatus(ErrorCodes.SERVICE_UNAVAILABLE)).send({ status: 'MIGRATIONS_PENDING', pendingMigrations: pending.length });
       return reply.send({ status: 'READY' });
     } catch (error) {
       // Probes ask every few seconds: an outage is reported once, like the requests it fails.
       if (isDatabaseUnavailable(error)) ctx.databaseOutage.refused(error);
       else request.log.warn({ err: error }, 'readiness check failed');
-      return reply.code(503).header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)).send({ status: 'DATABASE_UNAVAILABLE' });
+      return reply.code(errorStatus(ErrorCodes.SERVICE_UNAVAILABLE)).header('retry-after', String(SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS)).send({ status: 'DATABASE_UNAVAILABLE' });
     }
   });
 

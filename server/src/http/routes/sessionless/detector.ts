@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DETECTOR_SCRIPT_ALIAS_ROUTE, DETECTOR_SCRIPT_ROUTE, DETECTOR_TRACE_ROUTE, THEME_LOADER_ROUTE } from '@exb/shared/service-paths.js';
-import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { ErrorCodes, errorStatus } from '@exb/shared/error-codes.js';
 import type { AppConfig } from '../../../config/app-config.js';
 import {
   DetectorBundlesMissingError,
@@ -49,7 +49,7 @@ export async function registerDetectorScriptRoutes(
   const serve = (name: DetectorScriptName) => async (request: FastifyRequest, reply: FastifyReply) => {
     if (scripts === null) {
       return reply
-        .code(503)
+        .code(errorStatus(ErrorCodes.SERVICE_UNAVAILABLE))
         .headers({ 'cache-control': 'no-store', 'content-type': 'text/plain; charset=utf-8' })
         .send('The LMS scripts are not built. Run `npm run build`.');
     }

@@ -1,3 +1,4 @@
+import { ErrorCodes, errorStatus, PAGE_REFUSAL_STATUS } from '@exb/shared/error-codes.js';
 import type { FastifyInstance } from 'fastify';
 import type { Locale } from '@exb/shared/i18n/locale.js';
 import type { AppContext } from '../../../context.js';
@@ -18,12 +19,12 @@ type RefusalKey = 'unknown' | 'foreign' | 'used' | 'expired' | 'authorizationReq
 
 /** Status and catalogue key of each refusal's page; the key names the page's title and message. */
 const REFUSALS: Record<StartRefusal, { status: number; key: RefusalKey }> = {
-  unknown: { status: 404, key: 'unknown' },
-  foreign: { status: 404, key: 'foreign' },
-  used: { status: 410, key: 'used' },
-  expired: { status: 410, key: 'expired' },
-  'lms-session-authorization-required': { status: 403, key: 'authorizationRequired' },
-  'lms-session-unavailable': { status: 502, key: 'lmsUnavailable' },
+  unknown: { status: errorStatus(ErrorCodes.NOT_FOUND), key: 'unknown' },
+  foreign: { status: errorStatus(ErrorCodes.NOT_FOUND), key: 'foreign' },
+  used: { status: PAGE_REFUSAL_STATUS.sessionKeySpent, key: 'used' },
+  expired: { status: PAGE_REFUSAL_STATUS.sessionKeySpent, key: 'expired' },
+  'lms-session-authorization-required': { status: errorStatus(ErrorCodes.LMS_SESSION_AUTHORIZATION_REQUIRED), key: 'authorizationRequired' },
+  'lms-session-unavailable': { status: errorStatus(ErrorCodes.LMS_UNAVAILABLE), key: 'lmsUnavailable' },
 };
 
 function refusalPage(reason: StartRefusal, backUrl: string, locale: Locale): string {
@@ -53,7 +54,7 @@ export async function registerExbSessionStartRoutes(app: FastifyInstance, ctx: A
     const params = assessmentParams(request.params.courseId, request.params.contentId);
     const locale = requestLocale(request);
     if (params === null) {
-      return reply.code(404).headers(htmlHeaders).type('text/html; charset=utf-8').send(refusalPage('unknown', config.lmsUrl, locale));
+      return reply.code(errorStatus(ErrorCodes.NOT_FOUND)).headers(htmlHeaders).type('text/html; charset=utf-8').send(refusalPage('unknown', config.lmsUrl, locale));
     }
     const outcome = await examBrowser.grants.startSession(params.courseId, params.contentId, request.query.key, clientSignal(reply));
     if (outcome.ok) return reply.redirect(outcome.sessionUrl, 302);

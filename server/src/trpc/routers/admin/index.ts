@@ -21,7 +21,7 @@ import { adminPresetsRouter } from './presets.js';
 /**
  * The root-account administrator's API (Document 2, `/api/admin`; tool presets in `presets.ts`). Account
  * and user ids come from the session's principal only; course ids from the input are looked up among the account's
- * connection records. The REST paths of the contract call these same procedures (`http/admin-rest.ts`).
+ * connection records. The REST paths of the contract call these same procedures (`http/routes/session/admin-rest.ts` and `admin-presets-rest.ts`).
  */
 
 // Bounded only to keep hostile input cheap; the services give the contract's answer for ids that are not canonical.

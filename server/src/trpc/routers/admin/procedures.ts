@@ -1,11 +1,12 @@
 import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { authorizationStartPath } from '@exb/shared/oauth-popup-ticket.js';
 import { DomainError } from '../../../domain-error.js';
 import { ACTION_TOKEN_HEADER } from '../../../security/action-token.js';
 import { rethrowAsDomainRefusal } from '../../error-mapping.js';
 import { principalProcedure } from '../../init.js';
 
 /** Where an administrator authorizes the tool's LMS access (Document 1), named by every authorization refusal. */
-export const ADMIN_AUTHORIZE_PATH = '/api/admin/oauth2authorize';
+export const ADMIN_AUTHORIZE_PATH = authorizationStartPath('admin/oauth2authorize');
 
 /**
  * The guards of the administrator's procedures (Document 2, `/api/admin`), in the order the contract asks for:

@@ -1,3 +1,4 @@
+import { EXB_LAUNCH_ROUTE, servicePath } from '@exb/shared/service-paths.js';
 import { z } from 'zod';
 import { auditedBy as by } from '../../../audit/audited.js';
 import { effectiveWebsiteRules, statusView } from '../../../domain/enforcement/status-view.js';
@@ -94,7 +95,7 @@ export const enforcementRouter = router({
   /** `GET .../exb/config`: where the exam-browser launch of the assessment starts. */
   configLocation: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
     const ref = await scopedAssessment(ctx, input);
-    return { location: `/exb/launch/${ref.contentId}` };
+    return { location: servicePath(EXB_LAUNCH_ROUTE, [ref.contentId]) };
   }),
 
   /** The Activity panel: the assessment's recent changes (who, when, outcome) and exam-day counters; polled. */

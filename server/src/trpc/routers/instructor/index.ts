@@ -10,7 +10,7 @@ import { withRefusals } from './procedures.js';
 
 /**
  * The instructor's management API (Document 2, `/api/quizzes`), behind the guards of `procedures.ts`. The REST paths
- * of the contract call these same procedures (`http/quizzes-rest.ts`), so the answers here are the contract's bodies.
+ * of the contract call these same procedures (`http/routes/session/quizzes-rest.ts`), so the answers here are the contract's bodies.
  */
 export const instructorRouter = router({
   authorization: router({
