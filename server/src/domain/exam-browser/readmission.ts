@@ -7,7 +7,7 @@ import type { AuditLog } from '../../audit/audit-log.js';
 import type { Clock } from '../../clock.js';
 import { DomainError } from '../../domain-error.js';
 import { voidStudentTokensSql } from './token-store.js';
-import { readmitStepsSql } from './student-steps.js';
+import { readmitStepsSql } from '../exam-day/student-steps.js';
 
 
 export interface ReadmitOutcome {
