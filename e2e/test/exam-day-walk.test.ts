@@ -143,7 +143,7 @@ describe.runIf(browserAvailable())('exam day walk: a stuck student re-admitted, 
     await row(SUE).getByText('Not started').waitFor({ timeout: LIVE_MS });
 
     await teacher.page.setViewportSize({ width: 360, height: 800 });
-    await row(SUE).getByRole('button', { name: `Exempt ${SUE} from the exam browser` }).click({ timeout: PAGE_TIMEOUT_MS });
+    await row(SUE).getByRole('button', { name: `Exempt from the exam browser: ${SUE}` }).click({ timeout: PAGE_TIMEOUT_MS });
     const dialog = teacher.frame.getByRole('dialog', { name: `Exempt ${SUE} from the exam browser` });
     await dialog.waitFor({ timeout: PAGE_TIMEOUT_MS });
     await dialog.getByLabel(/Reason \(required\)/).fill(EXEMPT_REASON);

@@ -118,7 +118,11 @@ export function StudentActionDialog<T>({ action, testId, lmsUserId, studentName,
             <TextArea
               label={words('reasonLabel')}
               value={reason}
-              onChange={(event) => setReason(event.target.value)}
+              onChange={(event) => {
+                setReason(event.target.value);
+                // The refusal answered the reason as it was; a changed reason is checked again on submit.
+                setInvalid(null);
+              }}
               messages={invalid !== null ? [{ type: 'error', text: invalid }] : [{ type: 'hint', text: words('reasonHint', { max: HELP_REASON_MAX_LENGTH }) }]}
               maxHeight="10rem"
               height="4rem"
