@@ -64,7 +64,7 @@ describe.runIf(browserAvailable())('exam day: exemption from the exam browser an
     await help.getByLabel('The student’s LMS user id').fill('sam');
     await visible(frame, 'Enter the student’s numeric LMS user id.');
     await help.getByLabel('The student’s LMS user id').fill('3');
-    await help.getByRole('button', { name: 'Exempt LMS user 3 from the exam browser' }).click();
+    await help.getByRole('button', { name: 'Exempt from the exam browser: LMS user 3' }).click();
 
     const dialog = frame.getByRole('dialog', { name: 'Exempt LMS user 3 from the exam browser' });
     await dialog.waitFor({ timeout: PAGE_TIMEOUT_MS });

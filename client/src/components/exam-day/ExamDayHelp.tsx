@@ -6,8 +6,10 @@ import { ExemptStudent, type ExemptionScope } from './ExemptStudent';
 
 /**
  * Help for one student on exam day, beside an enforced assessment (the teacher's settings of it, the administrator's
- * actions on it): the student named by their LMS user id, and the exemption from the exam browser for them. The
- * exam-day board offers the same action in each student's row.
+ * actions on it): the exemption from the exam browser for a student named by their LMS user id. The exam-day board
+ * offers it, with the re-admission, in each student's row; this field serves the student the board does not list yet
+ * (the board records a student from their first step, and the roster may be unavailable). A re-admission is not
+ * offered here: it voids steps, so a student without a row has nothing to re-admit from.
  */
 export function ExamDayHelp({ scope, assessment }: { scope: ExemptionScope; assessment: { readonly id: string; readonly title: string } }) {
   const { t } = useTranslation('teacher');

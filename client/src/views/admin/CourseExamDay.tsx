@@ -1,10 +1,10 @@
 import { Heading, Text, View } from '@instructure/ui';
-import type { ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import type { BoardStudent } from '@exb/shared/exam-day.js';
 import { examDayCsvPath } from '@exb/shared/exam-day-live.js';
 import { AssessmentBoardTabs, boardIdOf, type BoardAssessment } from '../../components/exam-day/AssessmentBoardTabs';
 import { LiveExamDayBoard } from '../../components/exam-day/LiveExamDayBoard';
+import { StudentRowActions } from '../../components/exam-day/StudentRowActions';
 import { useTRPC, useTRPCClient } from '../../lib/trpc';
 
 export interface CourseExamDayProps {
@@ -13,13 +13,13 @@ export interface CourseExamDayProps {
   assessments: readonly BoardAssessment[];
   /** The assessment to show first (opened from the running exams). */
   initial?: string | undefined;
-  renderActions?: ((assessmentId: string, student: BoardStudent) => ReactNode) | undefined;
 }
 
-/** The administrator's exam day of one connected course: the teacher's boards, live. */
-export function CourseExamDay({ courseId, assessments, initial, renderActions }: CourseExamDayProps) {
+/** The administrator's exam day of one connected course: the teacher's boards, live, with the help for one student. */
+export function CourseExamDay({ courseId, assessments, initial }: CourseExamDayProps) {
   const { t } = useTranslation('examDay');
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const client = useTRPCClient();
   if (assessments.length === 0) return null;
   return (
@@ -33,6 +33,7 @@ export function CourseExamDay({ courseId, assessments, initial, renderActions }:
         initial={initial}
         renderBoard={(assessment) => {
           const input = { courseId, assessmentId: assessment.id };
+          const refetch = () => void queryClient.invalidateQueries({ queryKey: trpc.admin.courses.examDayBoard.queryKey(input) });
           return (
             <LiveExamDayBoard
               queryOptions={trpc.admin.courses.examDayBoard.queryOptions(input)}
@@ -40,7 +41,7 @@ export function CourseExamDay({ courseId, assessments, initial, renderActions }:
               idPrefix={`admin-${boardIdOf(assessment.id)}`}
               title={assessment.title}
               csvPath={examDayCsvPath('admin', courseId, assessment.id)}
-              renderActions={renderActions === undefined ? undefined : (student) => renderActions(assessment.id, student)}
+              renderActions={(student) => <StudentRowActions scope={{ kind: 'admin', courseId }} assessment={assessment} student={student} onDone={refetch} />}
             />
           );
         }}

@@ -1,25 +1,27 @@
 import { Text } from '@instructure/ui';
-import type { ReactNode } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
-import type { BoardStudent } from '@exb/shared/exam-day.js';
 import { examDayCsvPath } from '@exb/shared/exam-day-live.js';
 import { EmptyState, QueryState } from '../../components/QueryState';
 import { AssessmentBoardTabs, boardIdOf } from '../../components/exam-day/AssessmentBoardTabs';
 import { LiveExamDayBoard } from '../../components/exam-day/LiveExamDayBoard';
+import { StudentRowActions } from '../../components/exam-day/StudentRowActions';
 import { useTRPC, useTRPCClient } from '../../lib/trpc';
 import type { CourseScope } from './model';
 import { useAssessments, useSettings } from './queries';
 
 export interface ExamDayPanelProps {
   scope: CourseScope;
-  /** A cell of actions for one student of one assessment (re-admit, exempt). */
-  renderActions?: ((assessmentId: string, student: BoardStudent) => ReactNode) | undefined;
 }
 
-/** The teacher's exam day: a tab per assessment that requires the exam browser, each with its live board. */
-export function ExamDayPanel({ scope, renderActions }: ExamDayPanelProps) {
+/**
+ * The teacher's exam day: a tab per assessment that requires the exam browser, each with its live board, whose rows
+ * offer the help for one student (re-admit, exempt).
+ */
+export function ExamDayPanel({ scope }: ExamDayPanelProps) {
   const { t } = useTranslation('examDay');
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
   const client = useTRPCClient();
   const assessments = useAssessments();
   const settings = useSettings();
@@ -41,6 +43,7 @@ export function ExamDayPanel({ scope, renderActions }: ExamDayPanelProps) {
               assessments={enforced}
               renderBoard={(assessment) => {
                 const input = { courseId: scope.courseId, quizId: assessment.id };
+                const refetch = () => void queryClient.invalidateQueries({ queryKey: trpc.instructor.enforcement.examDayBoard.queryKey(input) });
                 return (
                   <LiveExamDayBoard
                     queryOptions={trpc.instructor.enforcement.examDayBoard.queryOptions(input)}
@@ -48,7 +51,9 @@ export function ExamDayPanel({ scope, renderActions }: ExamDayPanelProps) {
                     idPrefix={boardIdOf(assessment.id)}
                     title={assessment.title}
                     csvPath={examDayCsvPath('instructor', scope.courseId, assessment.id)}
-                    renderActions={renderActions === undefined ? undefined : (student) => renderActions(assessment.id, student)}
+                    renderActions={(student) => (
+                      <StudentRowActions scope={{ kind: 'teacher', courseId: scope.courseId }} assessment={assessment} student={student} onDone={refetch} />
+                    )}
                   />
                 );
               }}
