@@ -70,7 +70,7 @@ describe('granting an exemption', () => {
         outcome: 'success',
         actor_lms_user_id: '2',
         actor_role: 'instructor',
-        details: { student: '3', reason: REASON, expiresAt: body.expiresAt },
+        details: { studentLmsUserId: '3', reason: REASON, expiresAt: body.expiresAt },
       },
     ]);
     // The typed API answers the same.
@@ -129,7 +129,7 @@ describe('granting an exemption', () => {
     expect(granted.body).not.toContain(ACCESS_CODE);
     const entries = (await trail()).filter((entry) => entry.action === 'exam-day.exempt');
     // The course that is not connected was refused before any attempt; the grant is entered under the administrator.
-    expect(entries.map(({ outcome, actor_role, details }) => ({ outcome, actor_role, student: details.student, reason: details.reason }))).toEqual([
+    expect(entries.map(({ outcome, actor_role, details }) => ({ outcome, actor_role, student: details.studentLmsUserId, reason: details.reason }))).toEqual([
       { outcome: 'success', actor_role: 'admin', student: '3', reason: REASON },
     ]);
     // Without the page's action token, nothing.

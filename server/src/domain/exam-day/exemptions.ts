@@ -57,7 +57,7 @@ export class ExamDayExemptions {
     return audited(
       this.deps.audit,
       by,
-      { action: 'exam-day.exempt', courseId, contentId, details: { student: lmsUserId, reason } },
+      { action: 'exam-day.exempt', courseId, contentId, details: { studentLmsUserId: lmsUserId, reason } },
       async () => {
         const setting = await this.deps.settings.loadAssessmentSettings(courseId, contentId);
         if (setting === null || !isEnforced(setting) || setting.accessCode === null) throw notEnforced();
