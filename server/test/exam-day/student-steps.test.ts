@@ -16,6 +16,8 @@ let h: StudentHarness;
 let board: ExamDayBoard;
 const SAM = student();
 const SUE = student({ lmsUserId: '4' });
+// Sue starts from the course page: no launch of the assessment names her, her grant does.
+const NAMED_SUE = student({ lmsUserId: '4', name: 'Sue Student' });
 
 beforeAll(async () => {
   h = await createStudentHarness();
@@ -68,6 +70,8 @@ describe('each step of the way in', () => {
     const grant = await h.grant(SAM);
     expect(grant.statusCode).toBe(200);
     expect(await row('3')).toMatchObject({ state: 'not-started', grantedAt: new Date(h.clock.now).toISOString(), downloads: 0, provenAt: null });
+    expect((await h.grant(NAMED_SUE)).statusCode).toBe(200);
+    expect(await row('4')).toMatchObject({ state: 'not-started', name: 'Sue Student' });
 
     h.clock.advance(5);
     const { opened } = await h.start(SAM);

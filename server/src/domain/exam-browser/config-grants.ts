@@ -164,7 +164,7 @@ export class ConfigGrants {
         { ...binding, purpose: 'config-grant', token: grant, ttlSeconds: CONFIG_GRANT_TTL_SECONDS, payload: grantPayload, lmsUserId },
         { ...binding, purpose: 'launch-handoff', ttlSeconds: LAUNCH_HANDOFF_TTL_SECONDS, payload: handoffPayload, lmsUserId },
       ],
-      lmsUserId === null ? undefined : { courseId, contentId, lmsUserId },
+      lmsUserId === null ? undefined : { courseId, contentId, lmsUserId, name: principal.name ?? null },
     );
     return {
       ok: true,

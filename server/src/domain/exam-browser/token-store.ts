@@ -113,9 +113,13 @@ export class ExamTokenStore {
 
   /**
    * Inserts all tokens in one statement and returns them in the same order. With `granted`, the same statement records
-   * the student's configuration grant in their exam-day record.
+   * the student's configuration grant in their exam-day record, with the name the launch gave (a student who starts
+   * from the course page has no launch of the assessment to name them).
    */
-  async issue(tokens: readonly NewExamToken[], granted?: { courseId: string; contentId: string; lmsUserId: string }): Promise<IssuedExamToken[]> {
+  async issue(
+    tokens: readonly NewExamToken[],
+    granted?: { courseId: string; contentId: string; lmsUserId: string; name: string | null },
+  ): Promise<IssuedExamToken[]> {
     const now = this.clock();
     const values: unknown[] = [];
     const rows: string[] = [];
@@ -138,9 +142,9 @@ export class ExamTokenStore {
       return issued;
     }
     const base = values.length;
-    values.push(granted.courseId, granted.contentId, granted.lmsUserId, new Date(now));
-    const [course, content, student, at] = [1, 2, 3, 4].map((offset) => `$${base + offset}`) as [string, string, string, string];
-    await this.pool.query(`with issued as (${insert}) ${recordStepsSql({ grant: at }, { course, content, student, at }, '')}`, values);
+    values.push(granted.courseId, granted.contentId, granted.lmsUserId, new Date(now), granted.name);
+    const [course, content, student, at, name] = [1, 2, 3, 4, 5].map((offset) => `$${base + offset}`) as [string, string, string, string, string];
+    await this.pool.query(`with issued as (${insert}) ${recordStepsSql({ grant: at }, { course, content, student, at, name }, '')}`, values);
     return issued;
   }
 
