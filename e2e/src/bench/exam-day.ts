@@ -21,6 +21,8 @@ export interface ExamDayBenchOptions {
   students?: number;
   boards?: number;
   studentsAtOnce?: number;
+  /** Writes the service's CPU profiles there: `service-setup` up to the start, `service-exam-day-start` of the start. */
+  profileDir?: string;
 }
 
 export interface ExamDayBenchResult {
@@ -126,7 +128,7 @@ function openBoard(origin: string, cookie: string, onConnected: () => void): Boa
 export async function benchExamDay(options: ExamDayBenchOptions = {}): Promise<ExamDayBenchResult> {
   const students = options.students ?? 3_000;
   const boardCount = options.boards ?? 20;
-  const env = await startEnvironment(undefined);
+  const env = await startEnvironment(options.profileDir);
   const boards: Board[] = [];
   try {
     const cookie = await env.service.call<string>({ type: 'instructor-session' });
@@ -143,6 +145,7 @@ export async function benchExamDay(options: ExamDayBenchOptions = {}): Promise<E
     const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
     const takeUrl = new URL(`/courses/${COURSE}/quizzes/202/take`, env.lmsUrl).href;
     const personOf = await enrollClass(env, students);
+    if (options.profileDir !== undefined) await env.service.memory('setup');
     const writes: number[] = [];
     const sync = await synchronizedStart(
       agent,
@@ -157,6 +160,7 @@ export async function benchExamDay(options: ExamDayBenchOptions = {}): Promise<E
       personOf,
     );
     agent.destroy();
+    if (options.profileDir !== undefined) await env.service.memory('exam-day-start');
     // The last coalesced signals and reads.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 
