@@ -1,7 +1,10 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { PROXY_HEADERS, COURSE, DOWNLOAD_QUIZ } from './student-fixture.js';
-import { startEnvironment } from './student-environment.js';
+import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
+import { stableUuid } from '../lms/ids.js';
+import type { AuthorizedUser } from './server-process.js';
+import { PROXY_HEADERS, COURSE, DOWNLOAD_QUIZ, STUDENT } from './student-fixture.js';
+import { startEnvironment, type Environment } from './student-environment.js';
 import { synchronizedStart } from './student-sync-start.js';
 import { request } from './student-http.js';
 import type { SyncStartResult } from './student-result.js';
@@ -9,14 +12,17 @@ import type { SyncStartResult } from './student-result.js';
 /**
  * Exam day, mixed: the synchronized start of a class while `boards` exam-day boards of its assessment are open, each
  * as the teacher's page holds it (the live signal over server-sent events, and a read of the whole board on each
- * signal). After each start a step of that student is recorded as the student flow records it (one upsert into
- * `exb_exam_day_student`, on the service's pool). Reports the board update latency (from sending the step's write to
- * a board's signal arriving, for every write and board), the time of the board reads, the start's CPU and failures.
+ * signal). Every start is a different student of the course, so the board grows to the class as on the day, and its
+ * rows are the ones the student flow's own statements write (no write is added for the bench). Reports the board
+ * update latency (from sending a start's last request, the code's release, to a board's signal arriving, for every
+ * start and board), the time of the board reads, the start's CPU and failures.
  */
 export interface ExamDayBenchOptions {
   students?: number;
   boards?: number;
   studentsAtOnce?: number;
+  /** Writes the service's CPU profiles there: `service-setup` up to the start, `service-exam-day-start` of the start. */
+  profileDir?: string;
 }
 
 export interface ExamDayBenchResult {
@@ -28,6 +34,35 @@ export interface ExamDayBenchResult {
   latency: { p50: number; p99: number; max: number; missed: number };
   boardRead: { p50: number; p99: number };
   streamFailures: number;
+}
+
+/** The first id of the class the bench enrolls beside the development LMS's seeded users. */
+const FIRST_CLASSMATE = 100_000;
+
+/**
+ * Enrolls `students` more students in the course, each as the course's first student is and with their LMS account
+ * connected to the service, as a class is before its exam; names their ids.
+ */
+async function enrollClass(env: Environment, students: number): Promise<(student: number) => number> {
+  const { lms } = env;
+  const first = lms.state.users.get(Number(STUDENT.lmsUserId));
+  const enrollment = lms.state.enrollmentsOf(Number(STUDENT.lmsUserId), Number(COURSE))[0];
+  if (first === undefined || enrollment === undefined) throw new Error('the seed has no first student in the course');
+  const authorized: AuthorizedUser[] = [];
+  for (let student = 1; student <= students; student += 1) {
+    const id = FIRST_CLASSMATE + student;
+    const name = `Bench Student ${student}`;
+    const ltiSubject = stableUuid(`user:${id}`);
+    const sortableName = `Student ${student}, Bench`;
+    lms.state.users.set(id, { ...first, id, name, sortableName, email: null, sisUserId: null, persona: undefined, label: undefined, ltiId: ltiSubject });
+    lms.state.enrollments.set(id, { ...enrollment, id, userId: id });
+    const issued = lms.oauth.issueToken({ user: id, scopes: APPLICATION_SCOPES, expiresIn: null });
+    authorized.push({ lmsUserId: String(id), ltiSubject, accessToken: issued.accessToken, refreshToken: issued.refreshToken, name });
+  }
+  for (let offset = 0; offset < authorized.length; offset += 500) {
+    await env.service.call({ type: 'authorize-students', students: authorized.slice(offset, offset + 500) });
+  }
+  return (student) => FIRST_CLASSMATE + student;
 }
 
 const at = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -93,7 +128,7 @@ function openBoard(origin: string, cookie: string, onConnected: () => void): Boa
 export async function benchExamDay(options: ExamDayBenchOptions = {}): Promise<ExamDayBenchResult> {
   const students = options.students ?? 3_000;
   const boardCount = options.boards ?? 20;
-  const env = await startEnvironment(undefined);
+  const env = await startEnvironment(options.profileDir);
   const boards: Board[] = [];
   try {
     const cookie = await env.service.call<string>({ type: 'instructor-session' });
@@ -109,16 +144,27 @@ export async function benchExamDay(options: ExamDayBenchOptions = {}): Promise<E
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
     const takeUrl = new URL(`/courses/${COURSE}/quizzes/202/take`, env.lmsUrl).href;
+    const personOf = await enrollClass(env, students);
+    if (options.profileDir !== undefined) await env.service.memory('setup');
     const writes: number[] = [];
-    const sync = await synchronizedStart(agent, env, takeUrl, students, options.studentsAtOnce ?? 100, undefined, async (student) => {
-      writes.push(performance.now());
-      await env.service.call({ type: 'exam-day-step', contentId: DOWNLOAD_QUIZ, lmsUserId: `bench-${student}` });
-    });
+    const sync = await synchronizedStart(
+      agent,
+      env,
+      takeUrl,
+      students,
+      options.studentsAtOnce ?? 100,
+      undefined,
+      // The start's last request releases the code, and its write commits before the answer: from its sending on,
+      // a board's next signal covers the whole start.
+      async (_student, steps) => void writes.push(performance.now() - (steps.code ?? 0)),
+      personOf,
+    );
     agent.destroy();
+    if (options.profileDir !== undefined) await env.service.memory('exam-day-start');
     // The last coalesced signals and reads.
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 
-    // Each write against each board: the first signal after it.
+    // Each start against each board: the first signal after it.
     const latencies: number[] = [];
     let missed = 0;
     for (const board of boards) {

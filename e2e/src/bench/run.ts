@@ -62,6 +62,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
           students: positiveInteger('BENCH_STUDENTS', 3_000),
           // 0 boards: the same start without boards, to compare the start's CPU with.
           boards: process.env.BENCH_BOARDS === '0' ? 0 : positiveInteger('BENCH_BOARDS', 20),
+          ...(process.env.BENCH_PROFILE_DIR ? { profileDir: process.env.BENCH_PROFILE_DIR } : {}),
         }),
       ),
   },

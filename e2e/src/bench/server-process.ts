@@ -37,16 +37,25 @@ export type ServerRequest =
   | { id: number; type: 'memory'; phase: string }
   | { id: number; type: 'mint'; purpose: 'config-grant' | 'access-proof'; contentId: string; count: number; payload?: unknown }
   | { id: number; type: 'instructor-session' }
-  | { id: number; type: 'exam-day-step'; contentId: string; lmsUserId: string }
+  | { id: number; type: 'authorize-students'; students: AuthorizedUser[] }
   | { id: number; type: 'stop' };
+
+/** A user who has connected their LMS account, with the token the development LMS issued. */
+export interface AuthorizedUser {
+  lmsUserId: string;
+  ltiSubject: string;
+  accessToken: string;
+  refreshToken: string | null;
+  name: string;
+}
 
 export interface ServerSeed {
   courseId: string;
   contentIds: string[];
   courseContextId: string;
-  student: { lmsUserId: string; ltiSubject: string; accessToken: string; refreshToken: string | null; name: string };
+  student: AuthorizedUser;
   /** The course's instructor, whose grant proves them when the exam-day benchmark opens boards as them. */
-  instructor?: { lmsUserId: string; ltiSubject: string; accessToken: string; refreshToken: string | null; name: string };
+  instructor?: AuthorizedUser;
   staticBytes: number;
   logFile?: string;
   /** Per-principal and per-address budgets far above what a benchmark sends from one address. */
@@ -115,34 +124,22 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
   }
   const oneTimeStore = new OneTimeStore(db.pool, deriveKey(config.secrets.appSecret, 'one-time-store'));
   const oauth = createOAuthServices(config, db.orm, oneTimeStore, logger);
-  await oauth.oauth.tokens.saveAuthorization({
-    lmsUserId: seed.student.lmsUserId,
-    scopes: APPLICATION_SCOPES,
-    accessToken: seed.student.accessToken,
-    refreshToken: seed.student.refreshToken,
-    expiresInSeconds: null,
-    lmsUserName: seed.student.name,
-    lmsGlobalUserId: null,
-    lmsRegion: null,
-    accountId: null,
-    ltiIssuer: config.lti.issuer,
-    ltiSubject: seed.student.ltiSubject,
-  });
-  if (seed.instructor !== undefined) {
-    await oauth.oauth.tokens.saveAuthorization({
-      lmsUserId: seed.instructor.lmsUserId,
+  const authorize = (user: AuthorizedUser) =>
+    oauth.oauth.tokens.saveAuthorization({
+      lmsUserId: user.lmsUserId,
       scopes: APPLICATION_SCOPES,
-      accessToken: seed.instructor.accessToken,
-      refreshToken: seed.instructor.refreshToken,
+      accessToken: user.accessToken,
+      refreshToken: user.refreshToken,
       expiresInSeconds: null,
-      lmsUserName: seed.instructor.name,
+      lmsUserName: user.name,
       lmsGlobalUserId: null,
       lmsRegion: null,
       accountId: null,
       ltiIssuer: config.lti.issuer,
-      ltiSubject: seed.instructor.ltiSubject,
+      ltiSubject: user.ltiSubject,
     });
-  }
+  await authorize(seed.student);
+  if (seed.instructor !== undefined) await authorize(seed.instructor);
   // The course is proven for its signed context, as after the first instructor's authorization.
   await new BindingRepository(db.orm).recordContext(
     { issuer: config.lti.issuer, kind: 'course', ltiContextId: seed.courseContextId, lmsId: seed.courseId },
@@ -186,14 +183,9 @@ async function startService(seed: ServerSeed): Promise<{ port: number; handle: (
           }
           return tokens;
         }
-        case 'exam-day-step':
-          // One step of one student's way in, as the student flow's own statements record it (one upsert).
-          await db.pool.query(
-            `insert into exb_exam_day_student (course_id, content_id, lms_user_id, released_at, downloads, last_download_at)
-             values ($1, $2, $3, now(), 1, now())
-             on conflict (course_id, content_id, lms_user_id) do update set released_at = now(), updated_at = now()`,
-            [seed.courseId, request.contentId, request.lmsUserId],
-          );
+        case 'authorize-students':
+          // The class of a synchronized start, each having connected their LMS account before the exam.
+          for (const student of request.students) await authorize(student);
           return null;
         case 'instructor-session': {
           // The session cookie a launch leaves the course's instructor with, sealed with the service's own key.

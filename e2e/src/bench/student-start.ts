@@ -36,9 +36,10 @@ export async function studentStart(
   agent: http.Agent,
   env: Environment,
   takeUrl: string,
-  options: { steps?: StepTimes; pageLoad?: boolean; until?: StartStep } = {},
+  /** `person`: the development LMS's user who starts (the course's first student unless given). */
+  options: { steps?: StepTimes; pageLoad?: boolean; until?: StartStep; person?: number } = {},
 ): Promise<{ ok: boolean; ms: number; bytes: number; failure?: string }> {
-  const { steps, pageLoad = false, until } = options;
+  const { steps, pageLoad = false, until, person = Number(STUDENT.lmsUserId) } = options;
   const done = () => ({ ok: true, ms: total, bytes: 0 });
   const origin = env.service.origin;
   const lms = { ...PROXY_HEADERS, origin: env.lmsUrl };
@@ -69,7 +70,7 @@ export async function studentStart(
   // the id_token here, in this process) and the form it posts back; the launch answers the required-browser page.
   const browser = { ...PROXY_HEADERS, 'x-forwarded-for': studentAddress() };
   const jar = new CookieJar();
-  const built = env.lms.platform.buildLaunch({ person: Number(STUDENT.lmsUserId), placement: 'assessment', contentId: DOWNLOAD_QUIZ });
+  const built = env.lms.platform.buildLaunch({ person, placement: 'assessment', contentId: DOWNLOAD_QUIZ });
   const login = await step(
     'login',
     request(agent, origin, 'POST', SERVICE_ROUTES.ltiLogin.path, new URLSearchParams(built.loginParams).toString(), {
@@ -83,7 +84,7 @@ export async function studentStart(
   if (until === 'login') return done();
   const authorization = await env.lms.platform.authorize(
     Object.fromEntries(new URL(login.headers.location).searchParams),
-    Number(STUDENT.lmsUserId),
+    person,
   );
   if (authorization.kind !== 'form_post' || authorization.fields.id_token === undefined) {
     return { ok: false, ms: total, bytes: 0, failure: `authorization ${JSON.stringify(authorization).slice(0, 160)}` };

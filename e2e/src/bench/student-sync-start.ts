@@ -12,8 +12,10 @@ export async function synchronizedStart(
   students: number,
   atOnce: number,
   halfway?: () => Promise<void>,
-  /** Runs after each successful start, with the start's number (the exam-day benchmark records a step). */
-  afterStart?: (student: number) => Promise<void>,
+  /** Runs after each successful start, with the start's number and its steps' times. */
+  afterStart?: (student: number, steps: StepTimes) => Promise<void>,
+  /** Who makes each start (the development LMS's user id); the course's first student makes every start unless given. */
+  personOf?: (student: number) => number,
 ): Promise<SyncStartResult> {
   const names = ['theme-loader', 'requirement', 'detector', ...START_STEPS];
   const times = new Map(names.map((name) => [name, [] as number[]]));
@@ -29,14 +31,15 @@ export async function synchronizedStart(
         const student = next;
         if (next === Math.ceil(students / 2)) await halfway?.();
         const steps: StepTimes = {};
-        const outcome = await studentStart(agent, env, takeUrl, { steps, pageLoad: true }).catch((error: unknown) => ({
+        const who = personOf === undefined ? {} : { person: personOf(student) };
+        const outcome = await studentStart(agent, env, takeUrl, { steps, pageLoad: true, ...who }).catch((error: unknown) => ({
           ok: false,
           failure: String(error),
         }));
         if (!outcome.ok) {
           failures += 1;
           firstFailure ??= outcome.failure;
-        } else await afterStart?.(student);
+        } else await afterStart?.(student, steps);
         for (const [name, ms] of Object.entries(steps)) times.get(name)!.push(ms);
       }
     }),

@@ -40,6 +40,33 @@ describe('coalescing per assessment', () => {
     expect(changes.subscriberCount).toBe(0);
   });
 
+  it('tells the shared reads of a watched assessment with its signal, and of any other at once', async () => {
+    vi.useFakeTimers();
+    const told: string[] = [];
+    const observer = {
+      changed: (course: string, assessment: string) => void told.push(`${course}/${assessment}`),
+      everythingChanged: () => undefined,
+    };
+    const changes = new ExamDayChanges(300, () => Date.now(), observer);
+    const abort = new AbortController();
+    const watch = changes.watch('101', 'quiz:1', abort.signal);
+    const first = watch.next();
+    await Promise.resolve();
+    changes.notified(JSON.stringify(['101', 'quiz:1']));
+    await first;
+    expect(told).toEqual(['101/quiz:1']);
+    // The window's changes drop the shared read once, when their signal goes out, not with each change.
+    for (let index = 0; index < 50; index += 1) changes.notified(JSON.stringify(['101', 'quiz:1']));
+    expect(told).toEqual(['101/quiz:1']);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(told).toEqual(['101/quiz:1', '101/quiz:1']);
+    // Nobody here watches quiz:2: its shared read is dropped at once.
+    changes.notified(JSON.stringify(['101', 'quiz:2']));
+    expect(told).toEqual(['101/quiz:1', '101/quiz:1', '101/quiz:2']);
+    abort.abort();
+    await watch.return(undefined);
+  });
+
   it('ends every watch when closed, and signals every open board after a gap', async () => {
     const changes = new ExamDayChanges(50);
     const watches = [changes.watch('101', 'quiz:1'), changes.watch('102', 'quiz:9')];

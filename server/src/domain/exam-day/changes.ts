@@ -33,7 +33,10 @@ interface Topic {
 
 const keyOf = (courseId: string, assessmentId: string) => JSON.stringify([courseId, assessmentId]);
 
-/** Who hears of every change at once, before coalescing (the board's shared reads). */
+/**
+ * Who hears of changes (the board's shared reads): of a watched assessment's when its coalesced signal is passed on,
+ * of any other's at once.
+ */
 export interface ChangeObserver {
   changed(courseId: string, assessmentId: string): void;
   everythingChanged(): void;
@@ -70,11 +73,14 @@ export class ExamDayChanges {
   }
 
   changed(courseId: string, assessmentId: string): void {
-    this.observer?.changed(courseId, assessmentId);
     const key = keyOf(courseId, assessmentId);
     const topic = this.topics.get(key);
-    // Nobody watches this assessment here: nothing to hold.
-    if (topic === undefined || topic.timer !== null) return;
+    // Nobody watches this assessment here: nothing to hold, and a shared read of it is stale at once.
+    if (topic === undefined) {
+      this.observer?.changed(courseId, assessmentId);
+      return;
+    }
+    if (topic.timer !== null) return;
     const wait = topic.lastSentAt + this.windowMs - this.now();
     if (wait <= 0) {
       this.send(topic, courseId, assessmentId);
@@ -150,6 +156,10 @@ export class ExamDayChanges {
 
   private send(topic: Topic, courseId: string, assessmentId: string): void {
     topic.lastSentAt = this.now();
+    // Boards read on the signal, not on each change: a read shared among them only has to start after the signal,
+    // since a change after it brings the next signal. Dropped on every change, a read was rarely shared while a
+    // class started (changes come every few milliseconds then), and each board read the whole board alone.
+    this.observer?.changed(courseId, assessmentId);
     const change = { courseId, assessmentId, at: topic.lastSentAt };
     for (const subscriber of topic.subscribers) subscriber(change);
   }

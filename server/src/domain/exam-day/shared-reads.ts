@@ -3,8 +3,9 @@ import type { Board } from '@exb/shared/exam-day.js';
 /**
  * One read of a board for all its viewers on this instance. Every open board reads the whole board on the same signal,
  * so twenty boards of one assessment would run the same query twenty times within milliseconds; here they share one
- * read that started after the last change this instance heard of. A change drops the shared read at once (a read
- * started before it may miss it), so a viewer never gets an answer older than the signal it reads for. Without
+ * read that started after the last signal this instance passed on for it (`changes.ts` tells of a watched assessment's
+ * changes with its coalesced signal). The signal drops the shared read at once (a read started before it may miss a
+ * change it stands for), so a viewer never gets an answer older than the signal it reads for. Without
  * changes a read is shared for at most {@link SHARED_READ_MS}, which bounds how stale an answer can be while the
  * listener is away.
  */
