@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { leaseNames, withLease } from '../../db/leases.js';
+import { StoppableRuns } from '../../db/stoppable-runs.js';
 import type { LmsApi } from '../../lms/api.js';
 import type { LmsClientSettings } from '../../lms/client.js';
 import type { GrantHolder } from '../../lms/connector.js';
@@ -68,26 +69,18 @@ export class BatchStopped extends Error {}
  * another manager's grant once the first one is flagged for re-authorization.
  */
 export class BackgroundVerifier {
-  private running: Promise<BatchReport> | null = null;
-  /** Set by `stop`: the running batch ends after the assessment it is checking, and no new one starts. */
-  private stopped = false;
+  /** After `stop` the running batch ends after the assessment it is checking, and no new one starts. */
+  private readonly runs = new StoppableRuns<BatchReport>();
 
   constructor(private readonly deps: BackgroundVerifierDependencies) {}
 
-  async runBatch(): Promise<BatchReport> {
-    if (this.stopped) return { ran: false, checked: 0, unchecked: 0, deferred: 0 };
-    this.running = this.leasedBatch();
-    try {
-      return await this.running;
-    } finally {
-      this.running = null;
-    }
+  runBatch(): Promise<BatchReport> {
+    return this.runs.run({ ran: false, checked: 0, unchecked: 0, deferred: 0 }, () => this.leasedBatch());
   }
 
   /** For shutdown: lets the running batch finish the assessment at hand, then it releases the lease. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.runs.stop();
   }
 
   private async leasedBatch(): Promise<BatchReport> {
@@ -95,7 +88,7 @@ export class BackgroundVerifier {
     const outcome = await withLease(this.deps.orm, lease, async (held) => {
       const { batchSize, recheckMinutes } = this.deps.config;
       const due = await this.deps.settings.dueForVerification(batchSize, new Date(Date.now() - recheckMinutes * 60_000));
-      return { ran: true, ...(await this.checkAll(due, () => this.stopped || held.isLost)) };
+      return { ran: true, ...(await this.checkAll(due, () => this.runs.stopped || held.isLost)) };
     });
     return outcome.held ? outcome.value : { ran: false, checked: 0, unchecked: 0, deferred: 0 };
   }

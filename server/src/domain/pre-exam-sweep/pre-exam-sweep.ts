@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ServiceActing } from '../../audit/audited.js';
 import { leaseNames, withLease } from '../../db/leases.js';
+import { StoppableRuns } from '../../db/stoppable-runs.js';
 import type { LmsApi } from '../../lms/api.js';
 import type { LmsClientSettings } from '../../lms/client.js';
 import type { GrantHolder } from '../../lms/connector.js';
@@ -59,31 +60,23 @@ const emptyOutcomes = (): Record<SweepOutcome, number> => ({ 'in-place': 0, repa
  * the database before the LMS is asked, so two instances never sweep (or repair) the same start twice.
  */
 export class PreExamSweep {
-  private running: Promise<SweepReport> | null = null;
-  private stopped = false;
+  private readonly runs = new StoppableRuns<SweepReport>();
 
   constructor(private readonly deps: PreExamSweepDependencies) {}
 
-  async run(): Promise<SweepReport> {
-    if (this.stopped) return { ran: false, outcomes: emptyOutcomes(), deferred: 0 };
-    this.running = this.leased();
-    try {
-      return await this.running;
-    } finally {
-      this.running = null;
-    }
+  run(): Promise<SweepReport> {
+    return this.runs.run({ ran: false, outcomes: emptyOutcomes(), deferred: 0 }, () => this.leased());
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.runs.stop();
   }
 
   private async leased(): Promise<SweepReport> {
     const lease = { name: leaseNames.preExamSweep, ttlSeconds: this.deps.leaseSeconds ?? SWEEP_LEASE_SECONDS, renewalsPerLifetime: 3, logger: this.deps.logger };
     const outcome = await withLease(this.deps.orm, lease, async (held) => {
       const claimed = await this.deps.records.claim(await this.deps.records.due(this.deps.now(), this.deps.batchSize));
-      return this.sweepAll(claimed, () => this.stopped || held.isLost);
+      return this.sweepAll(claimed, () => this.runs.stopped || held.isLost);
     });
     return outcome.held ? outcome.value : { ran: false, outcomes: emptyOutcomes(), deferred: 0 };
   }
