@@ -2,7 +2,7 @@ import type { Frame } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createSettingsRepository } from '../../server/src/domain/settings/settings-repository.js';
 import { browserAvailable } from '../src/support/browser.js';
-import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
+import { CATCH_UP_TIMEOUT_MS } from '../src/support/tool-frame.js';
 import { useAdminSession } from './admin-session.js';
 
 /**
@@ -26,7 +26,7 @@ describe.runIf(browserAvailable())('the administrator dashboard’s catch-up in 
     });
     tool = await s.launch();
     await s.authorize(tool.getByRole('tab', { name: 'Connected courses' }));
-    await s.visible(tool.getByRole('rowheader', { name: 'Biology 101' }), PAGE_TIMEOUT_MS);
+    await s.visible(tool.getByRole('rowheader', { name: 'Biology 101' }), CATCH_UP_TIMEOUT_MS);
     const [row] = await s.app.db.orm.em.getConnection().execute<{ origin: string }[]>(`select origin from admin_course where course_id = '101'`);
     expect(row).toEqual({ origin: 'legacy' });
     await s.screenshot('01-legacy-course-listed');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoSeed } from '../src/lms/index.js';
 import { browserAvailable } from '../src/support/browser.js';
 import { seriousViolations } from '../src/support/axe.js';
-import { approveLmsAuthorization, callInFrame, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView } from '../src/support/tool-frame.js';
+import { approveLmsAuthorization, callInFrame, CATCH_UP_TIMEOUT_MS, launchIntoToolFrame, PAGE_TIMEOUT_MS, waitForView } from '../src/support/tool-frame.js';
 import { COURSE, QUIZ_ID, QUIZ_TITLE, StudentSession } from './student-session.js';
 
 const EXEMPTION_HEADING = 'Your teacher has let you take this exam without the exam browser';
@@ -156,7 +156,7 @@ describe.runIf(browserAvailable())('exam day: exemption from the exam browser an
     if (!popup.isClosed()) await popup.close();
     // The dashboard's catch-up connected the course whose quiz its teacher enforced.
     await tool.getByRole('tab', { name: 'Connected courses' }).click();
-    await tool.getByRole('button', { name: 'Biology 101' }).click({ timeout: PAGE_TIMEOUT_MS });
+    await tool.getByRole('button', { name: 'Biology 101' }).click({ timeout: CATCH_UP_TIMEOUT_MS });
 
     await tool.getByRole('button', { name: 'Code sheet for an outage…' }).click({ timeout: PAGE_TIMEOUT_MS });
     const sheet = tool.getByRole('region', { name: 'Code sheet for an outage' });

@@ -3,6 +3,11 @@ import { LTI_LOGIN_ROUTE } from '@exb/shared/service-paths.js';
 
 /** How long a page of the service or the LMS may take to appear in a test before it counts as missing. */
 export const PAGE_TIMEOUT_MS = 15_000;
+/**
+ * How long a course the administrator dashboard's catch-up connects may take to be listed: the dashboard asks every
+ * 3 seconds until the backfill has run, which on a busy machine takes more than one page's wait.
+ */
+export const CATCH_UP_TIMEOUT_MS = 60_000;
 
 /** The data a page of the service carries in `<script id="exb-bootstrap">`. */
 export async function bootstrapOf(target: Page | Frame): Promise<Record<string, unknown>> {
