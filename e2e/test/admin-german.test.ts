@@ -126,7 +126,7 @@ describe.runIf(browserAvailable())('the administrator dashboard in German in Chr
         .join(' ');
     });
     expect(description).toContain('Geben Sie einen Namen für die Vorlage ein.');
-    expect(await s.fitsWidth()).toBe(true);
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     await check('07-vorlage-ohne-namen-360px');
     await s.page.setViewportSize({ width: 1100, height: 900 });
   });

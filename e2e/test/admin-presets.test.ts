@@ -170,7 +170,7 @@ describe.runIf(browserAvailable())('the tool presets of the administrator dashbo
     await tool.getByLabel('Search connected courses').fill('chemistry');
     await expect.poll(() => tool.getByRole('rowheader', { name: 'Biology 101' }).count()).toBe(0);
     await s.visible(tool.getByRole('rowheader', { name: 'Chemistry 201' }));
-    expect(await s.fitsWidth()).toBe(true);
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     await s.screenshot('09-narrow');
     expect(await s.accessibilityViolations()).toEqual([]);
     await s.page.setViewportSize({ width: 1100, height: 900 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createSettingsRepository } from '../../server/src/domain/settings/settings-repository.js';
 import type { MockLms } from '../src/lms/index.js';
 import { browserAvailable } from '../src/support/browser.js';
+import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
 import { useAdminSession } from './admin-session.js';
 
 const PATCH_NEW_QUIZ = 'PATCH /api/quiz/v1/courses/:course_id/quizzes/:assignment_id';
@@ -149,7 +150,7 @@ describe.runIf(browserAvailable())('the course reset dialog in Chromium', { time
       await s.visible(dialog().getByText('The reset cannot start', { exact: false }));
       await s.visible(dialog().getByText('Final exam (New Quizzes)'));
       expect(await dialog().getByRole('button', { name: 'Reset course' }).isDisabled()).toBe(true);
-      expect(await s.fitsWidth()).toBe(true);
+      await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
       await s.screenshot('08-narrow-cannot-start', { stretch: false });
       expect(await s.accessibilityViolations()).toEqual([]);
     } finally {
@@ -157,7 +158,7 @@ describe.runIf(browserAvailable())('the course reset dialog in Chromium', { time
     }
     await dialog().getByRole('button', { name: 'Check again' }).click();
     await s.visible(dialog().getByLabel('Type the course id, 101, to confirm'));
-    expect(await s.fitsWidth()).toBe(true);
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     await s.screenshot('09-narrow-preview', { stretch: false });
     await dialog().getByRole('button', { name: 'Cancel' }).click();
     await s.page.setViewportSize({ width: 1100, height: 900 });

@@ -204,18 +204,18 @@ describe.runIf(browserAvailable())('the administrator dashboard in Chromium', { 
   it('fits a narrow LMS frame without scrolling sideways', async () => {
     await s.page.setViewportSize({ width: 560, height: 900 });
     await s.visible(tool.getByRole('rowheader', { name: /Midterm exam/ }));
-    expect(await s.fitsWidth()).toBe(true);
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     await s.screenshot('13-narrow-course');
     await tool.getByRole('button', { name: 'All courses' }).click();
     await s.visible(tool.getByRole('button', { name: 'Biology 101' }));
-    expect(await s.fitsWidth()).toBe(true);
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     await s.screenshot('14-narrow-list');
     await tool.getByRole('tab', { name: 'Connect courses' }).click();
     await s.visible(tool.getByRole('rowheader', { name: /Biology 101/ }), PAGE_TIMEOUT_MS);
     // Stacked, each value stands under its own column's name, past the unnamed column of checkboxes.
     await s.visible(row('Biology 101').getByText('Term: Fall 2026'));
     await s.visible(row('Biology 101').getByText('Teachers: Ian Instructor'));
-    expect(await s.fitsWidth()).toBe(true);
+    await expect.poll(() => s.fitsWidth(), { timeout: PAGE_TIMEOUT_MS }).toBe(true);
     await s.screenshot('15-narrow-catalog');
     await tool.getByRole('tab', { name: 'Connected courses' }).click();
     await s.page.setViewportSize({ width: 1100, height: 900 });

@@ -1,4 +1,5 @@
-import { ErrorCodes, LAUNCH_REFUSAL_STATUS, type LaunchRefusalCode } from '@exb/shared/error-codes.js';
+import { ErrorCodes } from '@exb/shared/error-codes.js';
+import { LAUNCH_REFUSAL_STATUS, type LaunchRefusalCode } from '@exb/shared/launch-refusal-status.js';
 import type { Catalogue } from '@exb/shared/i18n/catalogues.js';
 import { DEFAULT_LOCALE, type Locale } from '@exb/shared/i18n/locale.js';
 import { translator } from '../i18n/translator.js';
@@ -6,7 +7,7 @@ import { translator } from '../i18n/translator.js';
 /**
  * Why a login or launch was refused. Codes are shown on the error page (they name the failed check, never a value), so
  * an administrator can tell a stale registration from an expired launch without reading server logs. They and their
- * statuses are listed in the error-code catalogue (`LAUNCH_REFUSAL_STATUS`).
+ * statuses are listed beside the error-code catalogue (`shared/src/launch-refusal-status.ts`).
  */
 export const LTI_ERROR_CODES = Object.keys(LAUNCH_REFUSAL_STATUS) as readonly LaunchRefusalCode[];
 
