@@ -167,6 +167,12 @@ describe.runIf(browserAvailable())('drift before the start, in the teacher view'
     await labRow().getByRole('button', { name: /Adopt with the original assessment’s settings/ }).click();
     const pick = labRow().getByRole('button', { name: /Adopt settings from/ });
     await visible(pick);
+    // A frame narrowed and widened again switches the table's layout, which mounts its rows anew: the list stays open.
+    await page.setViewportSize({ width: 360, height: 900 });
+    await visible(pick);
+    await screenshot('05-adopt-candidates-narrow');
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await visible(pick);
     await screenshot('05-adopt-candidates');
     await pick.click();
     await visible(labRow().getByText('Exam browser required'));

@@ -1,6 +1,5 @@
 import { Button, Flex, Pill, ScreenReaderContent, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
@@ -15,7 +14,13 @@ import { useVerificationRefetch } from './Verification';
  * of the enforced assessment it was copied from, which the teacher picks among those of the same title in courses they
  * teach.
  */
-export function UnmanagedCodeNotice({ assessment }: { assessment: Assessment }) {
+/** Whether a row's list of adopt candidates is open; held above the rows, which a layout switch mounts anew. */
+export interface AdoptPicker {
+  isOpen(assessmentId: string): boolean;
+  setOpen(assessmentId: string, open: boolean): void;
+}
+
+export function UnmanagedCodeNotice({ assessment, picker }: { assessment: Assessment; picker: AdoptPicker }) {
   const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -30,7 +35,8 @@ export function UnmanagedCodeNotice({ assessment }: { assessment: Assessment }) 
   const onError = (error: unknown) => announce(t('action.titled', { title: assessment.title, message: readServerError(error).message }), 'assertive');
   const clear = useMutation(trpc.instructor.enforcement.clearLmsCode.mutationOptions({ onSuccess: () => done(t('unmanagedCode.cleared')), onError }));
   const adopt = useMutation(trpc.instructor.enforcement.enable.mutationOptions({ onSuccess: () => done(t('unmanagedCode.adopted')), onError }));
-  const [picking, setPicking] = useState(false);
+  const picking = picker.isOpen(assessment.id);
+  const setPicking = (open: boolean) => picker.setOpen(assessment.id, open);
   const input = { courseId: assessment.courseId, quizId: assessment.id };
   const candidates = useQuery({ ...trpc.instructor.enforcement.adoptCandidates.queryOptions(input), enabled: picking && assessment.unmanagedAccessCode });
   const adoptOriginal = useMutation(
