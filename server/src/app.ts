@@ -72,6 +72,7 @@ import { deriveKey } from './security/derived-keys.js';
 import { OneTimeStore } from './security/one-time-store.js';
 import { NotificationListener } from './db/notification-listener.js';
 import { ExamDayChanges, EXAM_DAY_CHANNEL, EXAM_DAY_COALESCE_MS } from './domain/exam-day/changes.js';
+import { LiveBoards } from './domain/exam-day/live-boards.js';
 import { sessionCookieOptions, SESSION_COOKIE_NAME } from './security/session-cookie.js';
 import { dropEndedSession } from './security/session.js';
 import { adoptTokenSession, renewTokenSession, SessionTokens } from './security/session-token.js';
@@ -169,6 +170,7 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     managedExitPassword: config.exb.managedQuitPassword,
     clock,
   });
+  const examDayChanges = new ExamDayChanges(EXAM_DAY_COALESCE_MS, Date.now, management.examDay);
   return {
     config,
     logger,
@@ -192,7 +194,8 @@ export async function createContext(options: BuildAppOptions): Promise<AppContex
     admin: createAdminServices({ orm: db.orm, logger, config, management, audit }),
     examBrowser,
     databaseOutage: new OutageLog(logger),
-    examDayChanges: new ExamDayChanges(EXAM_DAY_COALESCE_MS, Date.now, management.examDay),
+    examDayChanges,
+    liveBoards: new LiveBoards(management.examDay, examDayChanges, Date.now, logger.child({ component: 'exam-day-live' })),
   };
 }
 
@@ -266,7 +269,7 @@ async function listenForExamDayChanges(app: FastifyInstance, ctx: AppContext): P
     connectTimeoutMs: ctx.config.databaseTimeoutMs,
   });
   app.addHook('preClose', async () => {
-    ctx.examDayChanges.close();
+    ctx.liveBoards.close();
     await listener.close();
   });
   await listener.start();

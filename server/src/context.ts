@@ -6,6 +6,7 @@ import type { AdminServices } from './domain/admin-services.js';
 import type { ManagementServices } from './domain/management-services.js';
 import type { ExamBrowserServices } from './domain/exam-browser/services.js';
 import type { ExamDayChanges } from './domain/exam-day/changes.js';
+import type { LiveBoards } from './domain/exam-day/live-boards.js';
 import type { CertificateStore } from './exb/certificate-store.js';
 import type { OutageLog } from './db/outage-log.js';
 import type { ShellRenderer } from './pages/shell.js';
@@ -68,6 +69,8 @@ export interface AppContext {
   examBrowser: ExamBrowserServices;
   /** The change signals of this instance's open exam-day boards, fed by the database's notifications. */
   examDayChanges: ExamDayChanges;
+  /** This instance's open exam-day boards, sent what changed on each signal. */
+  liveBoards: LiveBoards;
   /** Where every request that found the database unreachable is reported, so an outage is logged once, not per request. */
   databaseOutage: OutageLog;
 }

@@ -65,8 +65,23 @@ export const boardStudentSchema = studentStepsSchema.extend({
   /** The name the LMS gave (launch or roster); `null` when the LMS gave none. */
   name: z.string().nullable(),
   state: studentStateSchema,
+  /**
+   * The order of this student's recorded versions: a higher one is newer (`0`: nothing recorded, a roster student).
+   * A live board that got a version from one read keeps it against an older one from another.
+   */
+  version: z.number().int().nonnegative(),
 });
 export type BoardStudent = z.infer<typeof boardStudentSchema>;
+
+/** The board's order: by name, nameless students last, then by LMS user id. */
+export function byName(a: Pick<BoardStudent, 'name' | 'lmsUserId'>, b: Pick<BoardStudent, 'name' | 'lmsUserId'>): number {
+  if (a.name !== b.name) {
+    if (a.name === null) return 1;
+    if (b.name === null) return -1;
+    return a.name < b.name ? -1 : 1;
+  }
+  return a.lmsUserId < b.lmsUserId ? -1 : a.lmsUserId > b.lmsUserId ? 1 : 0;
+}
 
 export type StateCounts = Record<StudentState, number>;
 
@@ -106,6 +121,41 @@ export const boardSchema = z.object({
   roster: lmsReadSchema.extend({ source: rosterSourceSchema }).optional(),
 });
 export type Board = z.infer<typeof boardSchema>;
+
+/**
+ * What an open board's live stream sends: first the whole board, then the students whose record changed since, as
+ * they change (coalesced per assessment); the whole board again when the LMS's reads brought news (roster, attempts).
+ */
+export const boardChangesSchema = z.object({
+  generatedAt: z.iso.datetime(),
+  students: z.array(boardStudentSchema),
+});
+export type BoardChanges = z.infer<typeof boardChangesSchema>;
+
+export const boardEventSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('board'), board: boardSchema }),
+  z.object({ kind: z.literal('changes'), ...boardChangesSchema.shape }),
+]);
+export type BoardEvent = z.infer<typeof boardEventSchema>;
+
+/**
+ * The board with changed students applied: each replaces the student's row unless the board holds a newer version
+ * already (reads overlap), keeps the name the board knew when it brings none (a roster's), and a student new to the
+ * board joins it; order and counts follow. Pure.
+ */
+export function applyBoardChanges(board: Board, changes: BoardChanges): Board {
+  const students = new Map(board.students.map((student) => [student.lmsUserId, student]));
+  let applied = false;
+  for (const student of changes.students) {
+    const known = students.get(student.lmsUserId);
+    if (known !== undefined && known.version >= student.version) continue;
+    students.set(student.lmsUserId, student.name === null && known?.name != null ? { ...student, name: known.name } : student);
+    applied = true;
+  }
+  if (!applied) return board;
+  const ordered = [...students.values()].sort(byName);
+  return { ...board, generatedAt: changes.generatedAt, students: ordered, counts: countStates(ordered) };
+}
 
 /** One assessment with exam-day activity lately, for the administrator's school-wide summary. */
 export const runningAssessmentSchema = z.object({

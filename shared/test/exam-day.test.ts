@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countStates, studentState, STUDENT_STATES, type StudentSteps } from '../src/exam-day.js';
+import { applyBoardChanges, countStates, studentState, STUDENT_STATES, type Board, type BoardStudent, type StudentSteps } from '../src/exam-day.js';
 
 const none: StudentSteps = {
   launchedAt: null,
@@ -42,5 +42,42 @@ describe('countStates', () => {
     expect(counts.submitted).toBe(2);
     expect(counts.exited).toBe(1);
     expect(counts['not-started']).toBe(0);
+  });
+});
+
+describe('applyBoardChanges', () => {
+  const student = (lmsUserId: string, name: string | null, version: number, steps: Partial<StudentSteps> = {}): BoardStudent => {
+    const all = { ...none, ...steps };
+    return { lmsUserId, name, ...all, state: studentState(all), version };
+  };
+  const boardOf = (...students: BoardStudent[]): Board => ({
+    courseId: '101',
+    assessmentId: 'classicquiz_1',
+    generatedAt: '2026-11-28T09:00:00.000Z',
+    counts: countStates(students),
+    students,
+  });
+  const at = '2026-11-28T09:00:05.000Z';
+
+  it('replaces a student with a newer version, adds a new one in name order and counts again', () => {
+    const board = boardOf(student('1', 'Ada', 3), student('3', 'Cy', 0));
+    const next = applyBoardChanges(board, {
+      generatedAt: at,
+      students: [student('1', 'Ada', 7, { downloads: 1, lastDownloadAt: at }), student('2', 'Bo', 5, { provenAt: at })],
+    });
+    expect(next.students.map((s) => [s.lmsUserId, s.version, s.state])).toEqual([
+      ['1', 7, 'downloaded-not-proven'],
+      ['2', 5, 'proven-not-released'],
+      ['3', 0, 'not-started'],
+    ]);
+    expect(next.counts).toMatchObject({ 'not-started': 1, 'downloaded-not-proven': 1, 'proven-not-released': 1 });
+    expect(next.generatedAt).toBe(at);
+  });
+
+  it('keeps a newer version against an older one from an overlapping read, and the name it knew', () => {
+    const board = boardOf(student('1', 'Ada', 9, { releasedAt: at }));
+    expect(applyBoardChanges(board, { generatedAt: at, students: [student('1', 'Ada', 8, { provenAt: at })] })).toBe(board);
+    const renamed = applyBoardChanges(board, { generatedAt: at, students: [student('1', null, 10, { releasedAt: at, attemptStartedAt: at })] });
+    expect(renamed.students[0]).toMatchObject({ name: 'Ada', state: 'in-progress', version: 10 });
   });
 });

@@ -29,12 +29,13 @@ afterAll(() => t?.close());
 const input = (courseId: string, assessmentId: string) => encodeURIComponent(JSON.stringify({ courseId, assessmentId }));
 
 describe('the administrator’s board', () => {
-  it('signals a board of a connected course live, and refuses an instructor, a sub-account administrator and a course not connected', async () => {
+  it('sends a board of a connected course live, and refuses an instructor, a sub-account administrator and a course not connected', async () => {
     const stream = await openSse(`${base}/trpc/admin.courses.examDayChanges?input=${input('101', quizId)}`, { cookie: t.session.cookie });
     try {
       expect((await stream.next()).event).toBe('connected');
+      expect(JSON.parse((await stream.next()).data)).toMatchObject({ kind: 'board', board: { courseId: '101', assessmentId: quizId } });
       await t.sql(`insert into exb_exam_day_student (course_id, content_id, lms_user_id, launched_at) values ('101', ?, '900', now())`, [quizId]);
-      expect(JSON.parse((await stream.next(2_000)).data)).toMatchObject({ courseId: '101', assessmentId: quizId });
+      expect(JSON.parse((await stream.next(2_000)).data)).toMatchObject({ kind: 'changes', students: [{ lmsUserId: '900', state: 'not-started' }] });
     } finally {
       stream.close();
     }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { applyBoardChanges, boardEventSchema, type Board, type BoardEvent } from '@exb/shared/exam-day.js';
 import { buildApp } from '../../src/app.js';
 import { openDatabase, type Database } from '../../src/db/orm.js';
 import { createLogger } from '../../src/logger.js';
@@ -51,11 +52,28 @@ function origin(app: FastifyInstance): string {
 const streamPath = (input: Record<string, string>) =>
   `/trpc/instructor.enforcement.examDayChanges?input=${encodeURIComponent(JSON.stringify(input))}`;
 
-async function subscribe(base: string, cookie: string | null, input: Record<string, string> = { courseId: COURSE, quizId }): Promise<SseStream> {
+/** An open board's stream, past its whole board (`first`). */
+async function subscribe(
+  base: string,
+  cookie: string | null,
+  input: Record<string, string> = { courseId: COURSE, quizId },
+): Promise<SseStream & { first: Board }> {
   const stream = await openSse(`${base}${streamPath(input)}`, cookie === null ? {} : { cookie });
   expect(stream.status).toBe(200);
   expect((await stream.next()).event).toBe('connected');
-  return stream;
+  const first = await nextEvent(stream);
+  if (first.kind !== 'board') throw new Error(`the stream began with ${first.kind}`);
+  return Object.assign(stream, { first: first.board });
+}
+
+async function nextEvent(stream: SseStream, timeoutMs?: number): Promise<BoardEvent> {
+  return boardEventSchema.parse(JSON.parse((await stream.next(timeoutMs)).data));
+}
+
+/** The changed students an event names. */
+function changedIds(event: BoardEvent): string[] {
+  if (event.kind !== 'changes') throw new Error(`expected changes, got ${event.kind}`);
+  return event.students.map((student) => student.lmsUserId).sort();
 }
 
 async function writeStep(contentId: string, lmsUserId: string, sql = (q: string, p: unknown[]) => t.sql(q, p)) {
@@ -119,9 +137,10 @@ describe('the board’s live signal', () => {
     try {
       const written = Date.now();
       await writeStep(quizId, '501');
-      const signal = await stream.next(2_000);
+      const event = await nextEvent(stream, 2_000);
       expect(Date.now() - written).toBeLessThan(2_000);
-      expect(JSON.parse(signal.data)).toMatchObject({ courseId: COURSE, assessmentId: quizId });
+      expect(changedIds(event)).toEqual(['501']);
+      expect(event).toMatchObject({ students: [{ lmsUserId: '501', downloads: 1, state: 'downloaded-not-proven' }] });
       // Another assessment's writes do not reach this board.
       await writeStep(secondQuizId, '502');
       expect(await stream.collect(600)).toEqual([]);
@@ -135,26 +154,69 @@ describe('the board’s live signal', () => {
     const there = await subscribe(other.url, t.cookie);
     try {
       await writeStep(quizId, '503', (q, p) => other.db.orm.em.getConnection().execute(q, p));
-      await Promise.all([here.next(2_000), there.next(2_000)]);
+      for (const event of await Promise.all([nextEvent(here, 2_000), nextEvent(there, 2_000)])) expect(changedIds(event)).toEqual(['503']);
     } finally {
       here.close();
       there.close();
     }
   });
 
-  it('coalesces a synchronized start into at most one signal per assessment per 300 ms', async () => {
+  it('coalesces a synchronized start into at most one event per assessment per 300 ms, and misses no student', async () => {
     const stream = await subscribe(other.url, t.cookie);
     try {
       // 200 statements as fast as the pool takes them, each a notification of its own.
       const started = Date.now();
-      await Promise.all(Array.from({ length: 200 }, (_, index) => writeStep(quizId, `6${index}`)));
+      const ids = Array.from({ length: 200 }, (_, index) => `6${index}`);
+      await Promise.all(ids.map((id) => writeStep(quizId, id)));
       const took = Date.now() - started;
-      const events = await stream.collect(700);
+      const events = (await stream.collect(700)).map((event) => boardEventSchema.parse(JSON.parse(event.data)));
       expect(events.length).toBeGreaterThanOrEqual(1);
       expect(events.length).toBeLessThanOrEqual(Math.ceil((took + 700) / 300) + 1);
-      // The last one comes after the last write: the board never misses the end of a burst.
-      const last = JSON.parse(events.at(-1)!.data) as { at: number };
-      expect(last.at).toBeGreaterThanOrEqual(started);
+      // Each event names only what changed, and together they name every student written.
+      expect(new Set(events.flatMap(changedIds))).toEqual(new Set(ids));
+      const board = events.reduce((shown, event) => (event.kind === 'changes' ? applyBoardChanges(shown, event) : event.board), stream.first);
+      expect(board.counts['downloaded-not-proven']).toBe(stream.first.counts['downloaded-not-proven'] + 200);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('sends a change whose transaction commits after later ones were sent', async () => {
+    const stream = await subscribe(other.url, t.cookie);
+    const late = await t.bed.t.db.pool.connect();
+    try {
+      // A transaction writes a student and stays open while another student's write commits and is sent.
+      await late.query('begin');
+      await late.query(
+        `insert into exb_exam_day_student (course_id, content_id, lms_user_id, downloads, last_download_at) values ($1, $2, '801', 1, now())`,
+        [COURSE, quizId],
+      );
+      await writeStep(quizId, '802');
+      expect(changedIds(await nextEvent(stream, 2_000))).toEqual(['802']);
+      await late.query('commit');
+      expect(changedIds(await nextEvent(stream, 2_000))).toEqual(['801']);
+    } finally {
+      late.release();
+      stream.close();
+    }
+  });
+
+  it('ends where a whole board read at the end stands, for a board opened in the middle of a burst', async () => {
+    const ids = Array.from({ length: 40 }, (_, index) => `9${index}`);
+    const writing = (async () => {
+      for (let round = 0; round < 6; round += 1) await Promise.all(ids.map((id) => writeStep(quizId, id)));
+    })();
+    const stream = await subscribe(other.url, t.cookie);
+    try {
+      await writing;
+      const events = (await stream.collect(1_000)).map((event) => boardEventSchema.parse(JSON.parse(event.data)));
+      const live = events.reduce((shown, event) => (event.kind === 'changes' ? applyBoardChanges(shown, event) : event.board), stream.first);
+      const again = await subscribe(other.url, t.cookie);
+      again.close();
+      const whole = again.first;
+      const rows = (board: Board) => board.students.filter((student) => ids.includes(student.lmsUserId)).map(({ lmsUserId, downloads, version }) => ({ lmsUserId, downloads, version }));
+      expect(rows(live)).toEqual(rows(whole));
+      expect(rows(live).every((row) => row.downloads === 6)).toBe(true);
     } finally {
       stream.close();
     }
@@ -166,8 +228,9 @@ describe('the board’s live signal', () => {
     const stream = await openSse(`${other.url}${streamPath({ courseId: COURSE, quizId })}&session_token=${token}`);
     try {
       expect((await stream.next()).event).toBe('connected');
+      expect((await nextEvent(stream)).kind).toBe('board');
       await writeStep(quizId, '504');
-      await stream.next(2_000);
+      expect(changedIds(await nextEvent(stream, 2_000))).toEqual(['504']);
     } finally {
       stream.close();
     }
@@ -207,7 +270,7 @@ describe('the board’s live signal', () => {
     try {
       await new Promise((resolve) => setTimeout(resolve, 1_200));
       await writeStep(quizId, '506');
-      expect(JSON.parse((await stream.next(2_000)).data)).toMatchObject({ assessmentId: quizId });
+      expect(changedIds(await nextEvent(stream, 2_000))).toEqual(['506']);
     } finally {
       stream.close();
       await app.close();
@@ -239,12 +302,13 @@ describe('the listener', () => {
       const instances = (await listeners()).length;
       expect(instances).toBe(3);
       await t.sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = 'listen exb_exam_day'`);
-      // Both instances reconnect; the boards get a signal for what they may have missed.
-      await stream.next(5_000);
+      // While the listener is away a student starts; once it is back, the board gets what it missed.
+      await writeStep(quizId, '507');
+      expect(changedIds(await nextEvent(stream, 5_000))).toContain('507');
       expect((await t.request('GET', `/trpc/instructor.enforcement.examDayBoard?input=${encodeURIComponent(JSON.stringify({ courseId: COURSE, quizId }))}`)).statusCode).toBe(200);
       await expect.poll(async () => (await listeners()).length, { timeout: 10_000 }).toBe(instances);
       await writeStep(quizId, '505');
-      await stream.next(2_000);
+      expect(changedIds(await nextEvent(stream, 2_000))).toEqual(['505']);
     } finally {
       stream.close();
     }

@@ -162,12 +162,14 @@ describe('each step of the way in', () => {
     expect((await row('3'))?.downloads).toBe(1);
   });
 
-  it('keeps no secret: only times, a count, the student and a name', async () => {
+  it('keeps no secret: only times, a count, the student, a name and the order of its writes', async () => {
     await h.start(SAM);
     const columns = await sql<{ column_name: string }>(
       `select column_name from information_schema.columns where table_name = 'exb_exam_day_student' order by column_name`,
     );
     expect(columns.map((column) => column.column_name).filter((name) => !name.endsWith('_at'))).toEqual([
+      'change_seq',
+      'change_xid',
       'content_id',
       'course_id',
       'display_name',

@@ -9,7 +9,7 @@ import { useLiveBoard, type Subscribe } from './live-board';
 export interface LiveExamDayBoardProps {
   /** The board's query (the teacher's or the administrator's procedure); its error and key types are the client's. */
   queryOptions: UseQueryOptions<Board, any, Board, any>;
-  /** Opens the board's live signal with the same input. */
+  /** Opens the board's stream with the same input. */
   subscribe: Subscribe;
   idPrefix: string;
   title: string;
@@ -17,15 +17,34 @@ export interface LiveExamDayBoardProps {
   renderActions?: ((student: BoardStudent) => ReactNode) | undefined;
 }
 
-/** A board read through its query and kept current by its live signal, or by polling while the signal is down. */
+/** Of two answers, the one generated last. */
+function newer(a: Board | null | undefined, b: Board | undefined): Board | undefined {
+  if (a == null) return b;
+  if (b === undefined) return a;
+  return b.generatedAt > a.generatedAt ? b : a;
+}
+
+/**
+ * A board kept current by its stream (the whole board, then what changed), or read through its query, polling, while
+ * the stream is down; the query is asked nothing while the stream is live.
+ */
 export function LiveExamDayBoard({ queryOptions, subscribe, idPrefix, title, csvPath, renderActions }: LiveExamDayBoardProps) {
   const { t } = useTranslation('examDay');
-  const key = JSON.stringify(queryOptions.queryKey);
-  // The stream and the query share the refetch; the stream's state decides whether the query polls.
-  const live = useLiveBoard(subscribe, () => void board.refetch(), key);
-  const board = useQuery({ ...queryOptions, refetchInterval: live.refetchInterval, refetchIntervalInBackground: false, staleTime: 0 });
+  const live = useLiveBoard(subscribe, JSON.stringify(queryOptions.queryKey));
+  const query = useQuery({
+    ...queryOptions,
+    enabled: !live.live,
+    refetchInterval: live.refetchInterval,
+    refetchIntervalInBackground: false,
+    staleTime: 0,
+  });
+  const shown = live.live ? (live.board ?? undefined) : newer(live.board, query.data);
   return (
-    <QueryState query={board} loading={t('loading')} failed={(reason) => t('loadFailed', { reason })}>
+    <QueryState
+      query={shown === undefined ? query : { isPending: false, isError: false, error: null, data: shown }}
+      loading={t('loading')}
+      failed={(reason) => t('loadFailed', { reason })}
+    >
       {(data) => <ExamDayBoard board={data} idPrefix={idPrefix} title={title} csvPath={csvPath} live={live.live} renderActions={renderActions} />}
     </QueryState>
   );

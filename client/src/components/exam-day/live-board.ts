@@ -1,9 +1,11 @@
 import { useEffect, useRef, useState } from 'react';
+import { applyBoardChanges, type Board, type BoardEvent } from '@exb/shared/exam-day.js';
 
 /**
- * Keeps an exam-day board current: a live signal over server-sent events makes it read the board again, and while the
- * stream is down (a proxy that drops it, a service restart, a refusal) the board is read every {@link POLL_MS}
- * instead, and the stream is opened again after a growing pause.
+ * Keeps an exam-day board current: its stream over server-sent events sends the whole board, then what changed, and
+ * while the stream is down (a proxy that drops it, a service restart, a refusal) the board is read every
+ * {@link POLL_MS} instead, and the stream is opened again after a growing pause; the stream opened again starts with
+ * the whole board, so nothing the gap missed is lost.
  */
 export const POLL_MS = 10_000;
 const RETRY_MS = [1_000, 2_000, 5_000, 10_000, 30_000] as const;
@@ -11,7 +13,7 @@ const RETRY_MS = [1_000, 2_000, 5_000, 10_000, 30_000] as const;
 /** What `subscribe` gets: the tRPC client's subscription callbacks this hook uses. */
 export interface LiveHandlers {
   onStarted: () => void;
-  onData: () => void;
+  onData: (event: BoardEvent) => void;
   onError: () => void;
   onComplete: () => void;
   onConnectionStateChange: (state: { state: 'idle' | 'connecting' | 'pending' }) => void;
@@ -22,22 +24,25 @@ export type Subscribe = (handlers: LiveHandlers) => { unsubscribe: () => void };
 export interface LiveBoard {
   /** The stream is open: changes arrive within a second or two. */
   live: boolean;
+  /** The board as the stream had it last (kept while the stream is down), `null` before its first event. */
+  board: Board | null;
   /** How often to read the board without the stream (`false` while live). */
   refetchInterval: number | false;
 }
 
-export function useLiveBoard(subscribe: Subscribe, refetch: () => void, key: string): LiveBoard {
+export function useLiveBoard(subscribe: Subscribe, key: string): LiveBoard {
   const [live, setLive] = useState(false);
-  // The latest callbacks, without opening a new stream each render.
-  const latest = useRef({ subscribe, refetch });
-  latest.current = { subscribe, refetch };
+  const [board, setBoard] = useState<Board | null>(null);
+  // The latest callback, without opening a new stream each render.
+  const latest = useRef(subscribe);
+  latest.current = subscribe;
 
   useEffect(() => {
     let stopped = false;
     let failures = 0;
     let current: { unsubscribe: () => void } | null = null;
     let retry: ReturnType<typeof setTimeout> | null = null;
-    let reconnecting = false;
+    setBoard(null);
     const down = () => {
       setLive(false);
       current?.unsubscribe();
@@ -52,27 +57,22 @@ export function useLiveBoard(subscribe: Subscribe, refetch: () => void, key: str
     };
     const open = () => {
       if (stopped) return;
-      current = latest.current.subscribe({
+      current = latest.current({
         onStarted: () => {
           failures = 0;
-          setLive(true);
-          // What changed while the stream was down.
-          latest.current.refetch();
         },
-        onData: () => latest.current.refetch(),
+        // The stream is live from its whole board on.
+        onData: (event) => {
+          if (event.kind === 'board') {
+            setBoard(event.board);
+            setLive(true);
+          } else setBoard((shown) => (shown === null ? null : applyBoardChanges(shown, event)));
+        },
         onError: down,
         onComplete: down,
-        // The link reconnects a dropped stream by itself: polling meanwhile, and a read for what the gap missed.
+        // The link reconnects a dropped stream by itself: polling meanwhile, until the stream's whole board is back.
         onConnectionStateChange: ({ state }) => {
-          if (state === 'connecting') {
-            reconnecting = true;
-            setLive(false);
-          }
-          if (state === 'pending' && reconnecting) {
-            reconnecting = false;
-            setLive(true);
-            latest.current.refetch();
-          }
+          if (state === 'connecting') setLive(false);
         },
       });
     };
@@ -84,5 +84,5 @@ export function useLiveBoard(subscribe: Subscribe, refetch: () => void, key: str
     };
   }, [key]);
 
-  return { live, refetchInterval: live ? false : POLL_MS };
+  return { live: live && board !== null, board, refetchInterval: live && board !== null ? false : POLL_MS };
 }

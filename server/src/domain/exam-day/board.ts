@@ -6,6 +6,7 @@ import {
   studentState,
   type Board,
   type BoardStudent,
+  type LmsRead,
   type RunningAssessment,
   type StudentSteps,
 } from '@exb/shared/exam-day.js';
@@ -24,6 +25,8 @@ type Row = {
   lms_user_id: string;
   display_name: string | null;
   downloads: number;
+  /** A `bigint`, which the driver gives as text. */
+  change_seq: string | number;
 } & Record<(typeof TIME_COLUMNS)[number][1], Date | string | null>;
 
 const TIME_COLUMNS = [
@@ -44,7 +47,7 @@ const iso = (value: Date | string | null): string | null => (value === null ? nu
 export function boardStudent(row: Row): BoardStudent {
   const times = Object.fromEntries(TIME_COLUMNS.map(([key, column]) => [key, iso(row[column])])) as Omit<StudentSteps, 'downloads'>;
   const steps: StudentSteps = { ...times, downloads: Number(row.downloads) };
-  return { lmsUserId: row.lms_user_id, name: row.display_name, ...steps, state: studentState(steps) };
+  return { lmsUserId: row.lms_user_id, name: row.display_name, ...steps, state: studentState(steps), version: Number(row.change_seq) };
 }
 
 export class ExamDayBoard {
@@ -89,6 +92,47 @@ export class ExamDayBoard {
 
   everythingChanged(): void {
     this.shared.clear();
+  }
+
+  /**
+   * The board with what the LMS says, read for this caller alone, after any write a snapshot taken before the call
+   * began saw (a live board's first answer, which the changes after that snapshot then extend).
+   */
+  async readFreshWithLms(courseId: string, contentId: string, lms: LmsApi): Promise<Board> {
+    if (await this.lmsReader.refresh(courseId, contentId, lms)) this.shared.changed(courseId, contentId);
+    return this.readNow(courseId, contentId);
+  }
+
+  /** Asks the LMS behind the board where its minute has passed; whether it was asked (`ExamDayLmsReader.refresh`). */
+  refreshLms(courseId: string, contentId: string, lms: LmsApi): Promise<boolean> {
+    return this.lmsReader.refresh(courseId, contentId, lms);
+  }
+
+  /** How the board's last LMS reads went (attempts, roster), to tell whether another instance's read brought news. */
+  async lmsReads(courseId: string, contentId: string): Promise<[LmsRead, LmsRead]> {
+    return Promise.all([this.lmsStore.lastRead(courseId, contentId, 'attempts'), this.lmsStore.lastRead(courseId, COURSE_WIDE, 'roster')]);
+  }
+
+  /** The database's snapshot now, as text: where a live board's changes start (`changesSince`). */
+  async snapshot(): Promise<string> {
+    const rows = await this.orm.em.getConnection().execute<{ snapshot: string }[]>('select pg_current_snapshot()::text as snapshot');
+    return rows[0]!.snapshot;
+  }
+
+  /**
+   * The students whose record a transaction wrote that `since` (a snapshot's text) did not see, and the snapshot of
+   * this read, where the next one starts: every change reaches exactly the read after it became visible, however
+   * late its transaction committed. A row can come twice (written again); `version` orders its versions.
+   */
+  async changesSince(courseId: string, contentId: string, since: string): Promise<{ snapshot: string; students: BoardStudent[] }> {
+    const rows = await this.orm.em.getConnection().execute<(Row & { snapshot: string })[]>(
+      `select s.snapshot, d.* from (select pg_current_snapshot()::text as snapshot) s
+         left join exb_exam_day_student d on d.course_id = ? and d.content_id = ?
+           and d.change_xid >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot(d.change_xid, ?::pg_snapshot)`,
+      [courseId, contentId, since, since],
+    );
+    const students = rows.filter((row) => row.lms_user_id !== null).map(boardStudent);
+    return { snapshot: rows[0]!.snapshot, students };
   }
 
   /** The board as stored this instant, read for this caller alone (no shared read). */

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * statement and assessment (the trigger of `exb_exam_day_student`); this coalesces those per assessment, so that a
  * synchronized start of thousands of students gives each open board at most one signal per {@link windowMs}: the
  * first change is passed on at once, later ones within the window are folded into one signal at its end. A signal
- * carries no data: the board refetches, through its own authorized query.
+ * carries no data: the live boards (`live-boards.ts`) read what changed on it.
  */
 
 export const EXAM_DAY_CHANNEL = 'exb_exam_day';
@@ -44,7 +44,6 @@ export interface ChangeObserver {
 
 export class ExamDayChanges {
   private readonly topics = new Map<string, Topic>();
-  private readonly endings = new Set<() => void>();
 
   constructor(
     private readonly windowMs: number = EXAM_DAY_COALESCE_MS,
@@ -101,57 +100,26 @@ export class ExamDayChanges {
   }
 
   /**
-   * The signals of one assessment until `signal` aborts or {@link close} is called. Signals that arrive faster than
-   * the reader takes them collapse into one (a board only needs to know that it is stale).
+   * Calls `onSignal` with each coalesced signal of one assessment until the returned function is called. Registered
+   * at once: a change the database notifies after this returns reaches `onSignal`.
    */
-  async *watch(courseId: string, assessmentId: string, signal?: AbortSignal): AsyncGenerator<ExamDayChange, void, void> {
+  listen(courseId: string, assessmentId: string, onSignal: Subscriber): () => void {
     const key = keyOf(courseId, assessmentId);
     let topic = this.topics.get(key);
     if (topic === undefined) {
       topic = { subscribers: new Set(), lastSentAt: Number.NEGATIVE_INFINITY, timer: null };
       this.topics.set(key, topic);
     }
-    let pending: ExamDayChange | null = null;
-    let wake: (() => void) | null = null;
-    let ended = false;
-    const end = () => {
-      ended = true;
-      wake?.();
-    };
-    const subscriber: Subscriber = (change) => {
-      pending = change;
-      wake?.();
-    };
+    const subscriber: Subscriber = (change) => onSignal(change);
     topic.subscribers.add(subscriber);
-    this.endings.add(end);
-    signal?.addEventListener('abort', end, { once: true });
-    try {
-      while (!ended && !signal?.aborted) {
-        if (pending === null) {
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-          wake = null;
-          continue;
-        }
-        const change: ExamDayChange = pending;
-        pending = null;
-        yield change;
-      }
-    } finally {
-      signal?.removeEventListener('abort', end);
-      this.endings.delete(end);
-      topic.subscribers.delete(subscriber);
-      if (topic.subscribers.size === 0 && this.topics.get(key) === topic) {
-        if (topic.timer !== null) clearTimeout(topic.timer);
+    const listening = topic;
+    return () => {
+      listening.subscribers.delete(subscriber);
+      if (listening.subscribers.size === 0 && this.topics.get(key) === listening) {
+        if (listening.timer !== null) clearTimeout(listening.timer);
         this.topics.delete(key);
       }
-    }
-  }
-
-  /** Ends every open watch (the service is closing: open streams must not hold it up). */
-  close(): void {
-    for (const end of [...this.endings]) end();
+    };
   }
 
   private send(topic: Topic, courseId: string, assessmentId: string): void {

@@ -1,4 +1,4 @@
-import { countStates, type Board, type BoardStudent } from '@exb/shared/exam-day.js';
+import { byName, countStates, type Board, type BoardStudent } from '@exb/shared/exam-day.js';
 import type { LmsCourseEnrollment } from '../../lms/index.js';
 
 /** A student the course's roster names. */
@@ -32,15 +32,6 @@ const NO_STEPS = {
   exemptedAt: null,
 } as const;
 
-function byName(a: BoardStudent, b: BoardStudent): number {
-  if (a.name !== b.name) {
-    if (a.name === null) return 1;
-    if (b.name === null) return -1;
-    return a.name < b.name ? -1 : 1;
-  }
-  return a.lmsUserId < b.lmsUserId ? -1 : a.lmsUserId > b.lmsUserId ? 1 : 0;
-}
-
 /**
  * The board with the roster merged in: a roster student without a recorded step appears as `not-started` under the
  * roster's name, and a recorded student without a name takes the roster's. Students are ordered by name, nameless
@@ -53,7 +44,7 @@ export function mergeRoster(board: Board, roster: readonly RosterStudent[]): Boa
     student.name === null && names.get(student.lmsUserId) ? { ...student, name: names.get(student.lmsUserId)! } : student,
   );
   for (const member of roster) {
-    if (!recorded.has(member.lmsUserId)) students.push({ lmsUserId: member.lmsUserId, name: member.name, ...NO_STEPS, state: 'not-started' });
+    if (!recorded.has(member.lmsUserId)) students.push({ lmsUserId: member.lmsUserId, name: member.name, ...NO_STEPS, state: 'not-started', version: 0 });
   }
   students.sort(byName);
   return { ...board, students, counts: countStates(students) };

@@ -173,10 +173,10 @@ export const adminRouter = router({
         return ctx.admin.courses.codeSheet(by(ctx), ctx.principal.accountId, input.selections, input.reason);
       }),
 
-    /** Addition: the board's live signal (server-sent events), authorized as the board before the stream opens. */
+    /** Addition: the board live (server-sent events: the board, then what changed), authorized as the board first. */
     examDayChanges: adminQuery.input(assessmentInput).subscription(async ({ ctx, input, signal }) => {
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
-      return ctx.app.examDayChanges.watch(ref.courseId, ref.contentId, signal);
+      return ctx.app.liveBoards.follow(ref.courseId, ref.contentId, ctx.lms, signal);
     }),
 
     /** Addition: the course's stored URL rules the exam browser reads differently (course defaults, by assessment). */

@@ -111,12 +111,12 @@ export const enforcementRouter = router({
   }),
 
   /**
-   * The board's live signal, over server-sent events: one event whenever the board may have changed (coalesced per
-   * assessment); the page then reads `examDayBoard` again. Authorized as the board, before the stream opens.
+   * The board live, over server-sent events: the whole board first, then the students whose record changed, coalesced
+   * per assessment (`domain/exam-day/live-boards.ts`). Authorized as the board, before the stream opens.
    */
   examDayChanges: instructorQuery.input(assessmentInput).subscription(async ({ ctx, input, signal }) => {
     const ref = await scopedAssessment(ctx, input);
-    return ctx.app.examDayChanges.watch(ref.courseId, ref.contentId, signal);
+    return ctx.app.liveBoards.follow(ref.courseId, ref.contentId, ctx.lms, signal);
   }),
 
   /** Re-admits one student who is stuck on exam day, with a required reason (audited). */
