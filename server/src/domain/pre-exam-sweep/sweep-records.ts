@@ -17,7 +17,11 @@ export const SWEEP_WINDOW_MINUTES: Record<SweepStage, number> = { hour: 60, 'ten
 /** What one sweep of an assessment did. */
 export type SweepOutcome = 'in-place' | 'repaired' | 'alerted' | 'repair-failed' | 'unchecked';
 
-/** One sweep an enforced, published assessment is due: its start (unlock or due time) is within the stage's window. */
+/**
+ * One sweep an enforced, published assessment is due: one of its starts is within the stage's window. Its starts are
+ * the unlock and due times of the base dates and of every override, so a section that starts earlier than the base
+ * dates is swept before its own start.
+ */
 export interface SweepDue {
   readonly courseId: string;
   readonly contentId: string;
@@ -52,9 +56,9 @@ export class SweepRecords {
   constructor(private readonly orm: MikroORM) {}
 
   /**
-   * The sweeps due at `now`, soonest start first: every enforced assessment of a published quiz whose unlock or due time
-   * lies within the next hour (stage `hour`) or the next ten minutes (stage `ten-minutes`), and which that stage has not
-   * swept for that start yet. A start that moves in the LMS is a new start, swept anew.
+   * The sweeps due at `now`, soonest start first: every enforced assessment of a published quiz one of whose unlock or
+   * due times (base or override, `assessment.override_starts`) lies within the next hour (stage `hour`) or the next ten
+   * minutes (stage `ten-minutes`), and which that stage has not swept for that start yet. A start that moves in the LMS is a new start, swept anew.
    */
   async due(now: Date, limit: number): Promise<SweepDue[]> {
     const rows = await this.orm.em.getConnection().execute<
@@ -71,7 +75,7 @@ export class SweepRecords {
       `select s.course_id, s.content_id, a.content_type, a.lms_assessment_id, s.verified_by_lms_user_id, t.starts_at, g.stage
        from assessment_setting s
        join assessment a on a.course_id = s.course_id and a.content_id = s.content_id
-       cross join lateral (select distinct x from unnest(array[a.unlock_at, a.due_at]) x where x is not null) t(starts_at)
+       cross join lateral (select distinct x from unnest(array[a.unlock_at, a.due_at] || a.override_starts) x where x is not null) t(starts_at)
        cross join lateral (values ('hour', 60), ('ten-minutes', 10)) g(stage, minutes)
        where s.exb_required and s.enabled and a.published
          and t.starts_at > ?::timestamptz and t.starts_at <= ?::timestamptz + g.minutes * interval '1 minute'
