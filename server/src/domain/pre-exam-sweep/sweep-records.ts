@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isLmsId } from '@exb/shared/content-id.js';
+import type { SqlOnClient } from '../../db/pg-transaction.js';
 import { verificationStatusSchema, type VerificationStatus } from '@exb/shared/verification-status.js';
 import type { ContentType } from '../settings/model.js';
 
@@ -51,6 +52,18 @@ export const SWEEP_RETENTION_DAYS = 7;
 
 /** Alerts stay up while the exam may still be running. */
 const ALERT_HOURS_AFTER_START = 3;
+
+/**
+ * Course reset, in the caller's transaction: the course's sweeps (and so its alerts and the claims of starts) and its
+ * opt-in to automatic repairs, which belongs with the course defaults the reset clears. The audit trail keeps every
+ * repair. Returns how many sweeps went.
+ */
+export async function deleteCourseSweeps(tx: SqlOnClient, courseId: string): Promise<number> {
+  if (!isLmsId(courseId)) throw new RangeError('course id is not a canonical LMS id');
+  const swept = await tx.execute('delete from pre_exam_sweep where course_id = ?', [courseId], 'run');
+  await tx.execute('delete from course_sweep_option where course_id = ?', [courseId], 'run');
+  return swept.affectedRows;
+}
 
 export class SweepRecords {
   constructor(private readonly orm: MikroORM) {}
