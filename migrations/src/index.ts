@@ -24,6 +24,7 @@ import { Migration20261129300000_exam_day_notify } from './Migration202611293000
 import { Migration20261129400000_exam_day_exemption } from './Migration20261129400000_exam_day_exemption.js';
 import { Migration20261129500000_pre_exam_sweep } from './Migration20261129500000_pre_exam_sweep.js';
 import { Migration20261130000000_exam_day_change_order } from './Migration20261130000000_exam_day_change_order.js';
+import { Migration20261130100000_assessment_override_starts } from './Migration20261130100000_assessment_override_starts.js';
 
 /**
  * Every checked-in migration, in order. The list is explicit (no file discovery) so the compiled service, the CLI and
@@ -55,4 +56,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261129400000_exam_day_exemption', class: Migration20261129400000_exam_day_exemption },
   { name: 'Migration20261129500000_pre_exam_sweep', class: Migration20261129500000_pre_exam_sweep },
   { name: 'Migration20261130000000_exam_day_change_order', class: Migration20261130000000_exam_day_change_order },
+  { name: 'Migration20261130100000_assessment_override_starts', class: Migration20261130100000_assessment_override_starts },
 ];

@@ -80,6 +80,20 @@ export interface AccountAdmin {
   role: string;
 }
 
+/**
+ * An assignment override (`AssignmentOverride`): other dates for a section, a group or some students (`ADHOC`). A time
+ * left absent is not overridden (`due_at_overridden` and its siblings are false); the LMS then sends it as `null`.
+ */
+export interface DateOverride {
+  id: number;
+  title: string;
+  setType: 'CourseSection' | 'Group' | 'ADHOC';
+  setId: number | null;
+  dueAt?: string | null;
+  unlockAt?: string | null;
+  lockAt?: string | null;
+}
+
 export interface Quiz {
   id: number;
   courseId: number;
@@ -94,6 +108,8 @@ export interface Quiz {
   dueAt: string | null;
   /** When students can start (`unlock_at`); absent or `null`: at once. */
   unlockAt?: string | null;
+  /** Other dates for some sections, groups or students; a classic quiz's are its assignment's in the LMS. */
+  overrides?: DateOverride[];
   questionCount: number;
   pointsPossible: number | null;
   deleted: boolean;
@@ -139,6 +155,8 @@ export interface Assignment {
   dueAt: string | null;
   /** When students can start (`unlock_at`); absent or `null`: at once. A new quiz's dates are its assignment's. */
   unlockAt?: string | null;
+  /** Other dates for some sections, groups or students (a new quiz's overrides are its assignment's). */
+  overrides?: DateOverride[];
   /** Set for the assignment of a graded classic quiz. */
   quizId: number | null;
   /** Set for a new-quiz assignment. */

@@ -176,13 +176,16 @@ export class LmsApi {
     );
   }
 
-  /** `GET /api/v1/courses/:course_id/assignments` (every page); new quizzes carry `isNewQuiz`. */
+  /**
+   * `GET /api/v1/courses/:course_id/assignments` (every page); new quizzes carry `isNewQuiz`. Asks for `all_dates`, the
+   * dates of every section's override, which a scope-enforcing key without "Allow Include Parameters" drops silently.
+   */
   async listAssignments(courseId: string, params: { searchTerm?: string } = {}, options?: CallOptions): Promise<LmsAssignment[]> {
     return this.client.list(
       'listAssignments',
       `/api/v1/courses/${lmsId(courseId, 'courseId')}/assignments`,
       assignmentSchema,
-      { search_term: params.searchTerm },
+      { search_term: params.searchTerm, include: ['all_dates'] },
       options,
     );
   }

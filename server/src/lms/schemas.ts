@@ -69,6 +69,20 @@ export const courseSchema = lmsObject({
 });
 export type LmsCourse = z.output<typeof courseSchema>;
 
+/**
+ * One entry of an assessment's `all_dates` (Canvas's `AssignmentDate`, `formatted_dates_hash`): the base dates
+ * (`base: true`) or one override's, for a section, a group or some students. An override's time it leaves unset is
+ * `null` here, as the LMS sends it.
+ */
+const assignmentDateSchema = lmsObject({
+  dueAt: ['due_at', timestamp],
+  unlockAt: ['unlock_at', timestamp],
+  base: ['base', flag],
+});
+/** `null` when the LMS left `all_dates` out (not asked for, dropped, or too many overrides: `all_dates_count`). */
+const allDates = z.array(assignmentDateSchema).max(10_000).nullish().transform((dates) => dates ?? null);
+export type LmsAssignmentDate = z.output<typeof assignmentDateSchema>;
+
 export const quizSchema = lmsObject({
   id: ['id', id],
   title: ['title', text],
@@ -82,6 +96,9 @@ export const quizSchema = lmsObject({
   dueAt: ['due_at', timestamp],
   lockAt: ['lock_at', timestamp],
   unlockAt: ['unlock_at', timestamp],
+  // Canvas sends a classic quiz's `all_dates` unasked to whoever sees every date of it (a teacher): the base and each
+  // override that sets a due date (`quiz_serializer.rb#all_dates`, `#include_all_dates?`).
+  allDates: ['all_dates', allDates],
   timeLimit: ['time_limit', optionalNumber],
   questionCount: ['question_count', optionalCount],
   pointsPossible: ['points_possible', optionalNumber],
@@ -102,6 +119,8 @@ export const assignmentSchema = lmsObject({
   htmlUrl: ['html_url', optionalText],
   dueAt: ['due_at', timestamp],
   unlockAt: ['unlock_at', timestamp],
+  // Only with `include[]=all_dates`, and only below 25 active overrides (`lib/api/v1/assignment.rb`, `ALL_DATES_LIMIT`).
+  allDates: ['all_dates', allDates],
   pointsPossible: ['points_possible', optionalNumber],
 });
 export type LmsAssignment = z.output<typeof assignmentSchema>;

@@ -121,6 +121,43 @@ describe('a successful reset', () => {
     expect(await presets.find(preset.id)).toMatchObject({ assignedCourseIds: ['102'], assignedCourseCount: 1 });
   });
 
+  it('clears the course’s pre-exam alerts, its repair opt-in and its exam-day LMS reads; other courses and the students’ steps stay', async () => {
+    for (const course of ['101', '102']) {
+      const contentId = course === '101' ? 'classicquiz_201' : 'classicquiz_205';
+      await t.sql(
+        `insert into pre_exam_sweep (course_id, content_id, starts_at, stage, found, repaired, outcome)
+         values (?, ?, now() + interval '30 minutes', 'hour', 'missing', true, 'repaired')`,
+        [course, contentId],
+      );
+      await t.sql('insert into course_sweep_option (course_id, auto_repair_before_start) values (?, true)', [course]);
+      await t.sql(`insert into exb_exam_day_lms_read (course_id, content_id, kind, claimed_at, succeeded_at) values (?, ?, 'attempts', now(), now())`, [course, contentId]);
+      await t.sql(`insert into exb_exam_day_roster (course_id, lms_user_id, display_name, read_at) values (?, '3', 'Student One', now())`, [course]);
+      await t.sql(`insert into exb_exam_day_student (course_id, content_id, lms_user_id, launched_at) values (?, ?, '3', now())`, [course, contentId]);
+    }
+    const trpc = async (path: string, input?: unknown) => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/trpc/${path}${input === undefined ? '' : `?input=${encodeURIComponent(JSON.stringify(input))}`}`,
+        headers: { cookie: t.session.cookie },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json().result.data;
+    };
+    expect((await trpc('admin.preExamAlerts')).alerts.map((alert: { courseId: string }) => alert.courseId).sort()).toEqual(['101', '102']);
+
+    expect((await reset(t)).statusCode).toBe(200);
+
+    expect((await trpc('admin.preExamAlerts')).alerts).toEqual([expect.objectContaining({ courseId: '102', contentId: 'classicquiz_205', repaired: true })]);
+    expect(await trpc('admin.courses.preExamSweep', { courseId: '101' })).toMatchObject({ autoRepairBeforeStart: false, alerts: [] });
+    expect(await trpc('admin.courses.preExamSweep', { courseId: '102' })).toMatchObject({ autoRepairBeforeStart: true, alerts: [expect.anything()] });
+    const left = async (table: string) => (await t.sql<{ course_id: string }>(`select course_id from ${table} order by course_id`)).map((row) => row.course_id);
+    expect(await left('pre_exam_sweep')).toEqual(['102']);
+    expect(await left('course_sweep_option')).toEqual(['102']);
+    expect(await left('exb_exam_day_lms_read')).toEqual(['102']);
+    expect(await left('exb_exam_day_roster')).toEqual(['102']);
+    expect(await left('exb_exam_day_student')).toEqual(['101', '102']);
+  });
+
   it('previews what it will remove, without a code and without changing anything', async () => {
     const before = { lms: lmsCodes(t.bed.lms), local: await localState(t) };
     const response = await t.request('GET', PREVIEW);

@@ -65,7 +65,7 @@ export interface AdminBed {
   close(): Promise<void>;
 }
 
-const TABLES = ['course_reset_journal', 'admin_tool_preset_assignment', 'admin_tool_preset', 'audit_entry', 'exb_student_token', 'admin_course', 'admin_account', 'assessment', 'assessment_setting', 'course_defaults', 'lease', 'lms_oauth_token'];
+const TABLES = ['course_reset_journal', 'admin_tool_preset_assignment', 'admin_tool_preset', 'audit_entry', 'exb_student_token', 'admin_course', 'admin_account', 'assessment', 'assessment_setting', 'course_defaults', 'lease', 'lms_oauth_token', 'pre_exam_sweep', 'course_sweep_option', 'exb_exam_day_lms_read', 'exb_exam_day_roster', 'exb_exam_day_student'];
 
 export async function createAdminBed(options: OAuthTestbedOptions = {}): Promise<AdminBed> {
   const bed = await createOAuthTestbed(options);

@@ -68,6 +68,65 @@ describe('pre-exam sweep', () => {
     ]);
   });
 
+  describe('per-section dates', () => {
+    const section = (minutes: { unlock?: number; due?: number }) => ({
+      id: 901,
+      title: 'Section A',
+      setType: 'CourseSection' as const,
+      setId: 11,
+      ...(minutes.unlock === undefined ? {} : { unlockAt: new Date(base + minutes.unlock * MINUTE).toISOString() }),
+      ...(minutes.due === undefined ? {} : { dueAt: new Date(base + minutes.due * MINUTE).toISOString() }),
+    });
+    const sweeps = async () =>
+      (await t.sql<{ content_id: string; starts_at: Date; stage: string; outcome: string }>('select content_id, starts_at, stage, outcome from pre_exam_sweep order by starts_at, stage')).map(
+        (row) => [row.content_id, new Date(row.starts_at).getTime() - base, row.stage, row.outcome],
+      );
+
+    it('a section of a classic quiz due tomorrow that starts in 30 minutes is swept before its start, and again ten minutes before', async () => {
+      classicQuiz().dueAt = new Date(base + 24 * 60 * MINUTE).toISOString();
+      classicQuiz().accessCode = null;
+      await t.discover();
+      // Only the base dates: tomorrow is not within the hour.
+      expect((await (await sweepAt(base)).run()).outcomes).toMatchObject({ alerted: 0, 'in-place': 0, unchecked: 0 });
+      expect(await sweeps()).toEqual([]);
+
+      classicQuiz().overrides = [section({ unlock: 30, due: 24 * 60 + 30 })];
+      await t.discover();
+      const stored = await t.sql<{ override_starts: Date[] }>('select override_starts from assessment where course_id = ? and content_id = ?', [COURSE, CLASSIC]);
+      expect(stored[0]!.override_starts.map((time) => new Date(time).getTime() - base)).toEqual([30 * MINUTE, (24 * 60 + 30) * MINUTE]);
+
+      expect((await (await sweepAt(base)).run()).outcomes).toMatchObject({ alerted: 1 });
+      expect(await alerts()).toEqual([expect.objectContaining({ contentId: CLASSIC, found: 'missing', stage: 'hour', startsAt: new Date(base + 30 * MINUTE).toISOString() })]);
+      expect((await (await sweepAt(base + 21 * MINUTE)).run()).outcomes).toMatchObject({ alerted: 1 });
+      expect(await sweeps()).toEqual([
+        [CLASSIC, 30 * MINUTE, 'hour', 'alerted'],
+        [CLASSIC, 30 * MINUTE, 'ten-minutes', 'alerted'],
+      ]);
+    });
+
+    it('a section of a new quiz that unlocks within the hour is swept, read through the assignments’ all_dates', async () => {
+      await optIn(true);
+      Object.assign(t.bed.lms.state.newQuizSettings(301), { require_student_access_code: false, student_access_code: null });
+      t.bed.lms.state.assignments.get(301)!.overrides = [section({ unlock: 20 })];
+      await t.discover();
+      expect(t.bed.lms.calls.last(LMS_ROUTES.listAssignments)!.query).toMatchObject({ include: ['all_dates'] });
+      const report = await (await sweepAt(base)).run();
+      expect(report.outcomes).toMatchObject({ repaired: 1, 'in-place': 1 });
+      expect(t.bed.lms.state.newQuizSettings(301)).toMatchObject({ require_student_access_code: true, student_access_code: (await stored(NEW_QUIZ))!.accessCode });
+      expect(await sweeps()).toEqual([
+        [NEW_QUIZ, 20 * MINUTE, 'hour', 'repaired'],
+        [CLASSIC, 50 * MINUTE, 'hour', 'in-place'],
+      ]);
+    });
+
+    it('without overrides the base dates alone are swept, as before', async () => {
+      const stored = await t.sql<{ override_starts: Date[] }>('select override_starts from assessment where course_id = ? order by content_id', [COURSE]);
+      expect(stored.every((row) => row.override_starts.length === 0)).toBe(true);
+      expect((await (await sweepAt(base)).run()).outcomes).toMatchObject({ 'in-place': 1 });
+      expect(await sweeps()).toEqual([[CLASSIC, 50 * MINUTE, 'hour', 'in-place']]);
+    });
+  });
+
   it('opted in: a code removed in the LMS 50 minutes before the due time is put back, and again ten minutes before', async () => {
     await optIn(true);
     const code = (await stored(CLASSIC))!.accessCode!;

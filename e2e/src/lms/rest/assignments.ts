@@ -1,7 +1,7 @@
 import { jsonResponse } from '../errors.js';
 import { paginate } from '../pagination.js';
 import { listParam, stringParam } from '../params.js';
-import { canSeeUnpublished } from '../permissions.js';
+import { canGrade, canManageAssignments, canSeeUnpublished } from '../permissions.js';
 import { apiRoute, type RouteDef } from '../router.js';
 import { readableCourse } from './lookups.js';
 import { assignmentJson } from './serializers.js';
@@ -24,7 +24,8 @@ export function assignmentRoutes(): RouteDef[] {
       // The LMS builds these links from the course it found, so they name it by number even when the request used
       // `lti_context_id:` or `uuid:`.
       const page = paginate(lms.baseUrl, url, assignments, { path: `/api/v1/courses/${course.id}/assignments` });
-      return jsonResponse(page.items.map((a) => assignmentJson(lms, a)), 200, { link: page.link });
+      const options = { include: listParam(query, 'include'), seesAllDates: canGrade(lms.state, userId, course.id) || canManageAssignments(lms.state, userId, course.id) };
+      return jsonResponse(page.items.map((a) => assignmentJson(lms, a, options)), 200, { link: page.link });
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import type { LmsRuntime } from '../runtime.js';
 import { ENROLLMENT_ROLE_IDS, ENROLLMENT_ROLE_NAMES, effectiveEnrollmentState } from '../permissions.js';
-import type { Assignment, Course, Enrollment, Quiz, Term } from '../state.js';
+import type { Assignment, Course, DateOverride, Enrollment, Quiz, Term } from '../state.js';
 
 /** The API's course state: unpublished, available, completed (concluded) or deleted. */
 export function courseWorkflowState(course: Course): 'unpublished' | 'available' | 'completed' | 'deleted' {
@@ -117,6 +117,42 @@ export interface QuizViewer {
   isStudent: boolean;
 }
 
+/**
+ * The dates of an assessment as `all_dates` lists them (`formatted_dates_hash`): each override's and the base dates
+ * (`base: true`), those with a due date first, by due date. Overrides carry the times they override and `null` for the
+ * others.
+ */
+function datesJson(base: { dueAt: string | null; unlockAt?: string | null }, overrides: readonly DateOverride[]) {
+  const dates: Record<string, unknown>[] = [
+    ...overrides.map((override) => ({
+      id: override.id,
+      due_at: override.dueAt ?? null,
+      unlock_at: override.unlockAt ?? null,
+      lock_at: override.lockAt ?? null,
+      title: override.title,
+      set_type: override.setType,
+      set_id: override.setId,
+    })),
+    { due_at: base.dueAt, unlock_at: base.unlockAt ?? null, lock_at: null, base: true },
+  ];
+  const dueKey = (date: Record<string, unknown>) => (typeof date.due_at === 'string' ? Date.parse(date.due_at) : Number.POSITIVE_INFINITY);
+  return dates.sort((a, b) => dueKey(a) - dueKey(b));
+}
+
+/**
+ * A classic quiz's `all_dates` (`quiz_serializer.rb`): the base and the overrides that set a due date
+ * (`all_due_dates`), sent only when that equals the dates the caller sees (`include_all_dates?`). A teacher sees every
+ * override, so an override without a due date hides the list from them; a student here sees the base alone (the
+ * simulation has no sections to put them in), so any due-date override hides it from a student.
+ */
+function quizAllDates(quiz: Quiz, viewer: QuizViewer): Record<string, unknown>[] | undefined {
+  const overrides = quiz.overrides ?? [];
+  const withDueDates = overrides.filter((override) => override.dueAt !== undefined);
+  const seen = viewer.canGrade || viewer.canManage ? overrides : [];
+  if (seen.length !== withDueDates.length || seen.some((override) => !withDueDates.includes(override))) return undefined;
+  return datesJson(quiz, withDueDates);
+}
+
 export function quizJson(lms: LmsRuntime, quiz: Quiz, viewer: QuizViewer) {
   const htmlUrl = `${lms.baseUrl}/courses/${quiz.courseId}/quizzes/${quiz.id}`;
   const apiUrl = `${lms.baseUrl}/api/v1/courses/${quiz.courseId}/quizzes/${quiz.id}`;
@@ -147,7 +183,6 @@ export function quizJson(lms: LmsRuntime, quiz: Quiz, viewer: QuizViewer) {
     hide_results: null,
     show_correct_answers_at: null,
     hide_correct_answers_at: null,
-    all_dates: [{ due_at: quiz.dueAt, unlock_at: quiz.unlockAt ?? null, lock_at: null, base: true }],
     can_update: viewer.canManage,
     require_lockdown_browser: false,
     permissions: {
@@ -166,6 +201,8 @@ export function quizJson(lms: LmsRuntime, quiz: Quiz, viewer: QuizViewer) {
     assignment_group_id: quiz.assignmentId === null ? null : 1,
     show_correct_answers_last_attempt: false,
   };
+  const allDates = quizAllDates(quiz, viewer);
+  if (allDates !== undefined) json.all_dates = allDates;
   // Only graders see the access code (and a few grading fields).
   if (viewer.canGrade) {
     json.access_code = quiz.accessCode;
@@ -178,7 +215,18 @@ export function quizJson(lms: LmsRuntime, quiz: Quiz, viewer: QuizViewer) {
   return json;
 }
 
-export function assignmentJson(lms: LmsRuntime, assignment: Assignment) {
+/** Below this many active overrides `include[]=all_dates` lists the dates, above it only counts them (`ALL_DATES_LIMIT`). */
+const ALL_DATES_LIMIT = 25;
+
+export interface AssignmentJsonOptions {
+  /** The request's `include[]` (after a scoped key's filtering). */
+  include: readonly string[];
+  /** A teacher sees every override's dates; a student here the base dates alone (the simulation has no sections). */
+  seesAllDates: boolean;
+}
+
+export function assignmentJson(lms: LmsRuntime, assignment: Assignment, options: AssignmentJsonOptions) {
+  const overrides = assignment.overrides ?? [];
   const htmlUrl = `${lms.baseUrl}/courses/${assignment.courseId}/assignments/${assignment.id}`;
   const json: Record<string, unknown> = {
     id: assignment.id,
@@ -191,7 +239,7 @@ export function assignmentJson(lms: LmsRuntime, assignment: Assignment) {
     // Canvas: `lib/api/v1/assignment.rb` (`API_ALLOWED_ASSIGNMENT_OUTPUT_FIELDS` holds `unlock_at`); a new quiz's dates
     // are its assignment's.
     unlock_at: assignment.unlockAt ?? null,
-    has_overrides: false,
+    has_overrides: overrides.length > 0,
     course_id: assignment.courseId,
     html_url: htmlUrl,
     submissions_download_url: `${htmlUrl}/submissions?zip=1`,
@@ -216,6 +264,11 @@ export function assignmentJson(lms: LmsRuntime, assignment: Assignment) {
     is_quiz_assignment: assignment.quizId !== null,
     frozen_attributes: [] as string[],
   };
+  // `lib/api/v1/assignment.rb`: the dates the caller sees (`dates_hash_visible_to`), or their count past the limit.
+  if (options.include.includes('all_dates')) {
+    if (overrides.length >= ALL_DATES_LIMIT) json.all_dates_count = overrides.length;
+    else json.all_dates = datesJson(assignment, options.seesAllDates ? overrides : []);
+  }
   if (assignment.quizId !== null) json.quiz_id = assignment.quizId;
   if (assignment.newQuiz) {
     // The flag exists only on new-quiz assignments; elsewhere the key is absent, not false.

@@ -17,6 +17,8 @@ export const Assessment = defineEntity({
     /** The LMS's unlock and due times at the last discovery, which the pre-exam sweep checks before (`domain/pre-exam-sweep/`). */
     unlockAt: p.datetime().nullable(),
     dueAt: p.datetime().nullable(),
+    /** The unlock and due times of the LMS's overrides (sections, groups, students), distinct and in order. */
+    overrideStarts: p.array<Date>().columnType('timestamptz[]').defaultRaw("'{}'"),
     discoveredAt: p.datetime().defaultRaw('now()'),
     updatedAt: p.datetime().defaultRaw('now()').onUpdate(() => new Date()),
   },

@@ -15,6 +15,8 @@ export interface DiscoveredAssessment {
   /** The LMS's unlock and due times (`null`: none set, or not read); the pre-exam sweep works from them. */
   readonly unlockAt?: Date | null;
   readonly dueAt?: Date | null;
+  /** The unlock and due times of the LMS's overrides (other sections, groups or students), in any order. */
+  readonly overrideStarts?: readonly Date[];
 }
 
 interface AssessmentRow {
@@ -101,15 +103,27 @@ export class AssessmentCache {
     await this.orm.em.fork().transactional(async (em) => {
       for (const item of discovered) {
         await em.execute(
-          `insert into assessment (course_id, content_id, content_type, lms_assessment_id, title, published, unlock_at, due_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?)
+          `insert into assessment (course_id, content_id, content_type, lms_assessment_id, title, published, unlock_at, due_at, override_starts)
+           values (?, ?, ?, ?, ?, ?, ?, ?, array(select distinct x::timestamptz from jsonb_array_elements_text(?::jsonb) x order by 1))
            on conflict (course_id, content_id) do update set
              content_type = excluded.content_type, lms_assessment_id = excluded.lms_assessment_id,
              title = excluded.title, published = excluded.published, unlock_at = excluded.unlock_at, due_at = excluded.due_at,
-             updated_at = now()
-           where (assessment.content_type, assessment.lms_assessment_id, assessment.title, assessment.published, assessment.unlock_at, assessment.due_at)
-             is distinct from (excluded.content_type, excluded.lms_assessment_id, excluded.title, excluded.published, excluded.unlock_at, excluded.due_at)`,
-          [courseId, item.contentId, item.contentType, item.lmsAssessmentId, item.title, item.published, item.unlockAt ?? null, item.dueAt ?? null],
+             override_starts = excluded.override_starts, updated_at = now()
+           where (assessment.content_type, assessment.lms_assessment_id, assessment.title, assessment.published, assessment.unlock_at, assessment.due_at,
+                  assessment.override_starts)
+             is distinct from (excluded.content_type, excluded.lms_assessment_id, excluded.title, excluded.published, excluded.unlock_at, excluded.due_at,
+                  excluded.override_starts)`,
+          [
+            courseId,
+            item.contentId,
+            item.contentType,
+            item.lmsAssessmentId,
+            item.title,
+            item.published,
+            item.unlockAt ?? null,
+            item.dueAt ?? null,
+            JSON.stringify((item.overrideStarts ?? []).map((time) => time.toISOString())),
+          ],
         );
       }
       await em.execute(

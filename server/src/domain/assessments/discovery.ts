@@ -1,17 +1,27 @@
 import type { Logger } from 'pino';
 import { classicQuizContentId, isLmsId, newQuizContentId } from '@exb/shared/content-id.js';
 import type { LmsApi } from '../../lms/api.js';
-import type { LmsQuiz } from '../../lms/schemas.js';
+import type { LmsAssignmentDate, LmsQuiz } from '../../lms/schemas.js';
 import type { CachedAssessment } from '../settings/model.js';
 import type { ManagementLocks } from '../locks.js';
 import type { AssessmentCache, DiscoveredAssessment } from './assessment-cache.js';
 
 /**
  * When students can start: the LMS's unlock and due times, as classic quizzes carry them and as a new quiz's assignment
- * does (note §4.10). A time the LMS sends unreadable is kept as unknown rather than guessed.
+ * does (note §4.10), and those of each override in `all_dates` (a section, a group or some students starting at
+ * another time). A time the LMS sends unreadable is kept as unknown rather than guessed; without `all_dates` only the
+ * base times are known.
  */
-function lmsDates(item: { unlockAt: string | null; dueAt: string | null }): Pick<DiscoveredAssessment, 'unlockAt' | 'dueAt'> {
-  return { unlockAt: lmsTime(item.unlockAt), dueAt: lmsTime(item.dueAt) };
+function lmsDates(item: {
+  unlockAt: string | null;
+  dueAt: string | null;
+  allDates: readonly LmsAssignmentDate[] | null;
+}): Pick<DiscoveredAssessment, 'unlockAt' | 'dueAt' | 'overrideStarts'> {
+  const overrideStarts = (item.allDates ?? [])
+    .filter((date) => !date.base)
+    .flatMap((date) => [lmsTime(date.unlockAt), lmsTime(date.dueAt)])
+    .filter((time): time is Date => time !== null);
+  return { unlockAt: lmsTime(item.unlockAt), dueAt: lmsTime(item.dueAt), overrideStarts };
 }
 
 function lmsTime(value: string | null): Date | null {

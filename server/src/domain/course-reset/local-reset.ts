@@ -5,6 +5,8 @@ import { isDatabaseUnavailable } from '../../db/unavailable.js';
 import { storeResetReceipt } from '../connected-courses/course-connections.js';
 import { deleteCourseAssessments } from '../assessments/assessment-cache.js';
 import { deleteCourseTokens } from '../exam-browser/token-store.js';
+import { deleteCourseLmsReads } from '../exam-day/lms-read-store.js';
+import { deleteCourseSweeps } from '../pre-exam-sweep/sweep-records.js';
 import { clearCoursePolicy, deleteCourseSettings } from '../settings/reset-statements.js';
 import type { ResetReceipt } from './model.js';
 import type { PresetAssignmentCleanup } from './preset-assignments.js';
@@ -16,8 +18,11 @@ import { ResetLeaseLostError, type ResetLease } from './reset-lease.js';
  *
  * What it deletes: the assessment settings (enforcement, policy, stored codes), the discovery cache, the course policy
  * (defaults and tool catalog, cleared on a row that is kept so the reset generation only ever grows; copies check the
- * generation), the transient student state (open config grants, handoffs, proofs, exit grants) and, through
- * `PresetAssignmentCleanup`, the course's preset assignments. LMS OAuth grants of the course's users are not touched.
+ * generation), the transient student state (open config grants, handoffs, proofs, exit grants), the pre-exam sweep's
+ * findings and the course's opt-in to automatic repairs (so no alert outlives the enforcement it was about), the exam
+ * day's copies of LMS reads (attempt-read claims, roster) and, through `PresetAssignmentCleanup`, the course's preset
+ * assignments. The students' exam-day steps stay until retention: they record what students did. LMS OAuth grants of
+ * the course's users are not touched.
  * The connection record gets the receipt, the reset's journal is deleted, and the audit trail gets the success entry, in
  * the same transaction.
  *
@@ -95,6 +100,8 @@ async function resetStatements(tx: SqlOnClient, input: LocalResetInput): Promise
   const settings = await deleteCourseSettings(tx, courseId);
   const cached = await deleteCourseAssessments(tx, courseId);
   await deleteCourseTokens(tx, courseId);
+  await deleteCourseSweeps(tx, courseId);
+  await deleteCourseLmsReads(tx, courseId);
   await input.presetAssignments.deleteForCourse(tx, courseId);
   const resetGeneration = await clearCoursePolicy(tx, courseId);
 

@@ -1,5 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { isLmsId } from '@exb/shared/content-id.js';
 import type { LmsRead } from '@exb/shared/exam-day.js';
+import type { SqlOnClient } from '../../db/pg-transaction.js';
 import type { AttemptTimes } from './attempts.js';
 import type { RosterStudent } from './roster.js';
 
@@ -15,6 +17,17 @@ export const COURSE_WIDE = '';
 type ReadRow = { succeeded_at: Date | string | null; missing_scope: string | null; failure: string | null };
 
 const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+
+/**
+ * Course reset, in the caller's transaction: what the board last read from the LMS for the course (the once-a-minute
+ * claims with their outcomes, and the roster). Both are copies of the LMS, read again when a board next asks; the
+ * students' own steps (`exb_exam_day_student`) are a record of what they did and stay until retention.
+ */
+export async function deleteCourseLmsReads(tx: SqlOnClient, courseId: string): Promise<void> {
+  if (!isLmsId(courseId)) throw new RangeError('course id is not a canonical LMS id');
+  await tx.execute('delete from exb_exam_day_lms_read where course_id = ?', [courseId], 'run');
+  await tx.execute('delete from exb_exam_day_roster where course_id = ?', [courseId], 'run');
+}
 
 /**
  * The home of `exb_exam_day_lms_read` and `exb_exam_day_roster`, and of the attempt columns of `exb_exam_day_student`

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { isLmsId } from '@exb/shared/content-id.js';
+import type { SqlOnClient } from '../../db/pg-transaction.js';
 import { verificationStatusSchema, type VerificationStatus } from '@exb/shared/verification-status.js';
 import type { ContentType } from '../settings/model.js';
 
@@ -17,7 +18,11 @@ export const SWEEP_WINDOW_MINUTES: Record<SweepStage, number> = { hour: 60, 'ten
 /** What one sweep of an assessment did. */
 export type SweepOutcome = 'in-place' | 'repaired' | 'alerted' | 'repair-failed' | 'unchecked';
 
-/** One sweep an enforced, published assessment is due: its start (unlock or due time) is within the stage's window. */
+/**
+ * One sweep an enforced, published assessment is due: one of its starts is within the stage's window. Its starts are
+ * the unlock and due times of the base dates and of every override, so a section that starts earlier than the base
+ * dates is swept before its own start.
+ */
 export interface SweepDue {
   readonly courseId: string;
   readonly contentId: string;
@@ -48,13 +53,25 @@ export const SWEEP_RETENTION_DAYS = 7;
 /** Alerts stay up while the exam may still be running. */
 const ALERT_HOURS_AFTER_START = 3;
 
+/**
+ * Course reset, in the caller's transaction: the course's sweeps (and so its alerts and the claims of starts) and its
+ * opt-in to automatic repairs, which belongs with the course defaults the reset clears. The audit trail keeps every
+ * repair. Returns how many sweeps went.
+ */
+export async function deleteCourseSweeps(tx: SqlOnClient, courseId: string): Promise<number> {
+  if (!isLmsId(courseId)) throw new RangeError('course id is not a canonical LMS id');
+  const swept = await tx.execute('delete from pre_exam_sweep where course_id = ?', [courseId], 'run');
+  await tx.execute('delete from course_sweep_option where course_id = ?', [courseId], 'run');
+  return swept.affectedRows;
+}
+
 export class SweepRecords {
   constructor(private readonly orm: MikroORM) {}
 
   /**
-   * The sweeps due at `now`, soonest start first: every enforced assessment of a published quiz whose unlock or due time
-   * lies within the next hour (stage `hour`) or the next ten minutes (stage `ten-minutes`), and which that stage has not
-   * swept for that start yet. A start that moves in the LMS is a new start, swept anew.
+   * The sweeps due at `now`, soonest start first: every enforced assessment of a published quiz one of whose unlock or
+   * due times (base or override, `assessment.override_starts`) lies within the next hour (stage `hour`) or the next ten
+   * minutes (stage `ten-minutes`), and which that stage has not swept for that start yet. A start that moves in the LMS is a new start, swept anew.
    */
   async due(now: Date, limit: number): Promise<SweepDue[]> {
     const rows = await this.orm.em.getConnection().execute<
@@ -71,7 +88,7 @@ export class SweepRecords {
       `select s.course_id, s.content_id, a.content_type, a.lms_assessment_id, s.verified_by_lms_user_id, t.starts_at, g.stage
        from assessment_setting s
        join assessment a on a.course_id = s.course_id and a.content_id = s.content_id
-       cross join lateral (select distinct x from unnest(array[a.unlock_at, a.due_at]) x where x is not null) t(starts_at)
+       cross join lateral (select distinct x from unnest(array[a.unlock_at, a.due_at] || a.override_starts) x where x is not null) t(starts_at)
        cross join lateral (values ('hour', 60), ('ten-minutes', 10)) g(stage, minutes)
        where s.exb_required and s.enabled and a.published
          and t.starts_at > ?::timestamptz and t.starts_at <= ?::timestamptz + g.minutes * interval '1 minute'
