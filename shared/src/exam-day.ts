@@ -122,6 +122,44 @@ export const boardSchema = z.object({
 });
 export type Board = z.infer<typeof boardSchema>;
 
+/** The times of a student's steps, in the order a changed student carries them on the wire. */
+export const STEP_TIME_KEYS = [
+  'launchedAt',
+  'grantedAt',
+  'lastDownloadAt',
+  'provenAt',
+  'releasedAt',
+  'exitedAt',
+  'attemptStartedAt',
+  'attemptSubmittedAt',
+  'readmittedAt',
+  'exemptedAt',
+] as const satisfies readonly (keyof StudentSteps)[];
+
+/**
+ * A changed student as a live board's stream sends it: `[lmsUserId, name, version, downloads, times]`, the times in
+ * {@link STEP_TIME_KEYS} order as epoch milliseconds (`null`: not taken), the state left to {@link studentState}. A
+ * class starting sends every board each student several times over; this is a quarter of the student's board row.
+ */
+export const studentChangeSchema = z.tuple([
+  z.string(),
+  z.string().nullable(),
+  z.number().int().nonnegative(),
+  z.number().int().nonnegative(),
+  z.array(z.number().int().nullable()).length(STEP_TIME_KEYS.length),
+]);
+export type StudentChange = z.infer<typeof studentChangeSchema>;
+
+/** The board's row of a changed student. */
+export function decodeStudentChange([lmsUserId, name, version, downloads, times]: StudentChange): BoardStudent {
+  const steps = { downloads } as StudentSteps;
+  STEP_TIME_KEYS.forEach((key, index) => {
+    const time = times[index];
+    steps[key] = time == null ? null : new Date(time).toISOString();
+  });
+  return { lmsUserId, name, ...steps, state: studentState(steps), version };
+}
+
 /**
  * What an open board's live stream sends: first the whole board, then the students whose record changed since, as
  * they change (coalesced per assessment); the whole board again when the LMS's reads brought news (roster, attempts).
@@ -134,7 +172,7 @@ export type BoardChanges = z.infer<typeof boardChangesSchema>;
 
 export const boardEventSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('board'), board: boardSchema }),
-  z.object({ kind: z.literal('changes'), ...boardChangesSchema.shape }),
+  z.object({ kind: z.literal('changes'), generatedAt: z.iso.datetime(), students: z.array(studentChangeSchema) }),
 ]);
 export type BoardEvent = z.infer<typeof boardEventSchema>;
 

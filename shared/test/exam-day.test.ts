@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyBoardChanges, countStates, studentState, STUDENT_STATES, type Board, type BoardStudent, type StudentSteps } from '../src/exam-day.js';
+import { applyBoardChanges, decodeStudentChange, countStates, studentState, STUDENT_STATES, type Board, type BoardStudent, type StudentSteps } from '../src/exam-day.js';
 
 const none: StudentSteps = {
   launchedAt: null,
@@ -79,5 +79,24 @@ describe('applyBoardChanges', () => {
     expect(applyBoardChanges(board, { generatedAt: at, students: [student('1', 'Ada', 8, { provenAt: at })] })).toBe(board);
     const renamed = applyBoardChanges(board, { generatedAt: at, students: [student('1', null, 10, { releasedAt: at, attemptStartedAt: at })] });
     expect(renamed.students[0]).toMatchObject({ name: 'Ada', state: 'in-progress', version: 10 });
+  });
+});
+
+describe('decodeStudentChange', () => {
+  it('gives the board row of a changed student as the stream carries it, its state derived', () => {
+    const at = Date.UTC(2026, 10, 28, 9, 0, 5);
+    const times = [at, at, at + 1_000, at + 2_000, null, null, null, null, null, null];
+    expect(decodeStudentChange(['42', 'Ada', 17, 2, times])).toEqual({
+      lmsUserId: '42',
+      name: 'Ada',
+      version: 17,
+      ...none,
+      downloads: 2,
+      launchedAt: new Date(at).toISOString(),
+      grantedAt: new Date(at).toISOString(),
+      lastDownloadAt: new Date(at + 1_000).toISOString(),
+      provenAt: new Date(at + 2_000).toISOString(),
+      state: 'proven-not-released',
+    });
   });
 });

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { decodeStudentChange, type BoardEvent, type BoardStudent } from '@exb/shared/exam-day.js';
 import { APPLICATION_SCOPES } from '@exb/shared/oauth-scopes.js';
 import { stableUuid } from '../lms/ids.js';
 import type { AuthorizedUser } from './server-process.js';
@@ -77,17 +78,12 @@ interface OpenBoard {
   close(): void;
 }
 
-interface StudentRow {
-  lmsUserId: string;
-  releasedAt: string | null;
-}
-
 /** One open board: its stream, each event's students noted as the page would apply them. */
 function openBoard(origin: string, cookie: string, onConnected: () => void): OpenBoard {
   const input = encodeURIComponent(JSON.stringify({ courseId: COURSE, quizId: DOWNLOAD_QUIZ }));
   const headers = { ...PROXY_HEADERS, cookie, accept: 'text/event-stream' };
   const board: OpenBoard = { released: new Map(), events: 0, wholeBoards: 0, bytes: 0, failed: null, close: () => undefined };
-  const note = (students: StudentRow[]) => {
+  const note = (students: BoardStudent[]) => {
     const now = performance.now();
     for (const student of students) if (student.releasedAt !== null && !board.released.has(student.lmsUserId)) board.released.set(student.lmsUserId, now);
   };
@@ -107,12 +103,12 @@ function openBoard(origin: string, cookie: string, onConnected: () => void): Ope
         if (event === 'connected') onConnected();
         else if (event === 'serialized-error') board.failed = block;
         else if (event === 'message' && data !== undefined) {
-          const message = JSON.parse(data) as { kind: 'board'; board: { students: StudentRow[] } } | { kind: 'changes'; students: StudentRow[] };
+          const message = JSON.parse(data) as BoardEvent;
           board.events += 1;
           if (message.kind === 'board') {
             board.wholeBoards += 1;
             note(message.board.students);
-          } else note(message.students);
+          } else note(message.students.map(decodeStudentChange));
         }
       }
     });

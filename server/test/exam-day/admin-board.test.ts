@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAM_DAY_RUNNING_HOURS } from '@exb/shared/exam-day.js';
+import { decodeStudentChange, EXAM_DAY_RUNNING_HOURS } from '@exb/shared/exam-day.js';
 import { admin, instructor, sessionFor } from '../support/sessions.js';
 import { openSse } from '../support/sse.js';
 import { createAdminBed, type AdminBed } from '../admin/harness.js';
@@ -35,7 +35,9 @@ describe('the administrator’s board', () => {
       expect((await stream.next()).event).toBe('connected');
       expect(JSON.parse((await stream.next()).data)).toMatchObject({ kind: 'board', board: { courseId: '101', assessmentId: quizId } });
       await t.sql(`insert into exb_exam_day_student (course_id, content_id, lms_user_id, launched_at) values ('101', ?, '900', now())`, [quizId]);
-      expect(JSON.parse((await stream.next(2_000)).data)).toMatchObject({ kind: 'changes', students: [{ lmsUserId: '900', state: 'not-started' }] });
+      const changes = JSON.parse((await stream.next(2_000)).data);
+      expect(changes).toMatchObject({ kind: 'changes', students: [['900', null, expect.any(Number), 0, expect.any(Array)]] });
+      expect(decodeStudentChange(changes.students[0])).toMatchObject({ lmsUserId: '900', state: 'not-started', launchedAt: expect.any(String) });
     } finally {
       stream.close();
     }

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyBoardChanges, boardEventSchema, type Board, type BoardEvent } from '@exb/shared/exam-day.js';
+import { applyBoardChanges, boardEventSchema, decodeStudentChange, type Board, type BoardEvent, type BoardStudent } from '@exb/shared/exam-day.js';
 import { buildApp } from '../../src/app.js';
+import { EXAM_DAY_COALESCE_MS } from '../../src/domain/exam-day/changes.js';
 import { openDatabase, type Database } from '../../src/db/orm.js';
 import { createLogger } from '../../src/logger.js';
 import { deriveKey } from '../../src/security/derived-keys.js';
@@ -70,10 +71,20 @@ async function nextEvent(stream: SseStream, timeoutMs?: number): Promise<BoardEv
   return boardEventSchema.parse(JSON.parse((await stream.next(timeoutMs)).data));
 }
 
-/** The changed students an event names. */
-function changedIds(event: BoardEvent): string[] {
+/** The changed students an event carries, as the board shows them. */
+function changedStudents(event: BoardEvent): BoardStudent[] {
   if (event.kind !== 'changes') throw new Error(`expected changes, got ${event.kind}`);
-  return event.students.map((student) => student.lmsUserId).sort();
+  return event.students.map(decodeStudentChange);
+}
+
+const changedIds = (event: BoardEvent) => changedStudents(event).map((student) => student.lmsUserId).sort();
+
+/** The board a page shows after `events`, from the stream's whole board. */
+function applied(first: Board, events: BoardEvent[]): Board {
+  return events.reduce(
+    (shown, event) => (event.kind === 'changes' ? applyBoardChanges(shown, { generatedAt: event.generatedAt, students: changedStudents(event) }) : event.board),
+    first,
+  );
 }
 
 async function writeStep(contentId: string, lmsUserId: string, sql = (q: string, p: unknown[]) => t.sql(q, p)) {
@@ -140,7 +151,7 @@ describe('the board’s live signal', () => {
       const event = await nextEvent(stream, 2_000);
       expect(Date.now() - written).toBeLessThan(2_000);
       expect(changedIds(event)).toEqual(['501']);
-      expect(event).toMatchObject({ students: [{ lmsUserId: '501', downloads: 1, state: 'downloaded-not-proven' }] });
+      expect(changedStudents(event)).toMatchObject([{ lmsUserId: '501', downloads: 1, state: 'downloaded-not-proven' }]);
       // Another assessment's writes do not reach this board.
       await writeStep(secondQuizId, '502');
       expect(await stream.collect(600)).toEqual([]);
@@ -161,7 +172,7 @@ describe('the board’s live signal', () => {
     }
   });
 
-  it('coalesces a synchronized start into at most one event per assessment per 300 ms, and misses no student', async () => {
+  it('coalesces a synchronized start into at most one event per assessment per window, and misses no student', async () => {
     const stream = await subscribe(other.url, t.cookie);
     try {
       // 200 statements as fast as the pool takes them, each a notification of its own.
@@ -169,12 +180,13 @@ describe('the board’s live signal', () => {
       const ids = Array.from({ length: 200 }, (_, index) => `6${index}`);
       await Promise.all(ids.map((id) => writeStep(quizId, id)));
       const took = Date.now() - started;
-      const events = (await stream.collect(700)).map((event) => boardEventSchema.parse(JSON.parse(event.data)));
+      const wait = EXAM_DAY_COALESCE_MS + 700;
+      const events = (await stream.collect(wait)).map((event) => boardEventSchema.parse(JSON.parse(event.data)));
       expect(events.length).toBeGreaterThanOrEqual(1);
-      expect(events.length).toBeLessThanOrEqual(Math.ceil((took + 700) / 300) + 1);
+      expect(events.length).toBeLessThanOrEqual(Math.ceil((took + wait) / EXAM_DAY_COALESCE_MS) + 1);
       // Each event names only what changed, and together they name every student written.
       expect(new Set(events.flatMap(changedIds))).toEqual(new Set(ids));
-      const board = events.reduce((shown, event) => (event.kind === 'changes' ? applyBoardChanges(shown, event) : event.board), stream.first);
+      const board = applied(stream.first, events);
       expect(board.counts['downloaded-not-proven']).toBe(stream.first.counts['downloaded-not-proven'] + 200);
     } finally {
       stream.close();
@@ -209,8 +221,8 @@ describe('the board’s live signal', () => {
     const stream = await subscribe(other.url, t.cookie);
     try {
       await writing;
-      const events = (await stream.collect(1_000)).map((event) => boardEventSchema.parse(JSON.parse(event.data)));
-      const live = events.reduce((shown, event) => (event.kind === 'changes' ? applyBoardChanges(shown, event) : event.board), stream.first);
+      const events = (await stream.collect(EXAM_DAY_COALESCE_MS + 1_000)).map((event) => boardEventSchema.parse(JSON.parse(event.data)));
+      const live = applied(stream.first, events);
       const again = await subscribe(other.url, t.cookie);
       again.close();
       const whole = again.first;

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { applyBoardChanges, type Board, type BoardEvent } from '@exb/shared/exam-day.js';
+import { applyBoardChanges, decodeStudentChange, type Board, type BoardEvent } from '@exb/shared/exam-day.js';
 
 /**
  * Keeps an exam-day board current: its stream over server-sent events sends the whole board, then what changed, and
@@ -66,7 +66,10 @@ export function useLiveBoard(subscribe: Subscribe, key: string): LiveBoard {
           if (event.kind === 'board') {
             setBoard(event.board);
             setLive(true);
-          } else setBoard((shown) => (shown === null ? null : applyBoardChanges(shown, event)));
+          } else {
+            const changes = { generatedAt: event.generatedAt, students: event.students.map(decodeStudentChange) };
+            setBoard((shown) => (shown === null ? null : applyBoardChanges(shown, changes)));
+          }
         },
         onError: down,
         onComplete: down,

@@ -3,11 +3,13 @@ import type { Logger } from 'pino';
 import {
   countStates,
   EXAM_DAY_RUNNING_HOURS,
+  STEP_TIME_KEYS,
   studentState,
   type Board,
   type BoardStudent,
   type LmsRead,
   type RunningAssessment,
+  type StudentChange,
   type StudentSteps,
 } from '@exb/shared/exam-day.js';
 import type { LmsApi } from '../../lms/index.js';
@@ -21,33 +23,44 @@ import { SharedBoardReads } from './shared-reads.js';
  * state and the counts per state. Reads only; the student flow writes the rows.
  */
 
+type TimeKey = (typeof STEP_TIME_KEYS)[number];
+
+/** The column of each step's time. */
+const TIME_COLUMN = {
+  launchedAt: 'launched_at',
+  grantedAt: 'granted_at',
+  lastDownloadAt: 'last_download_at',
+  provenAt: 'proven_at',
+  releasedAt: 'released_at',
+  exitedAt: 'exited_at',
+  attemptStartedAt: 'attempt_started_at',
+  attemptSubmittedAt: 'attempt_submitted_at',
+  readmittedAt: 'readmitted_at',
+  exemptedAt: 'exempted_at',
+} as const satisfies Record<TimeKey, string>;
+
 type Row = {
   lms_user_id: string;
   display_name: string | null;
   downloads: number;
   /** A `bigint`, which the driver gives as text. */
   change_seq: string | number;
-} & Record<(typeof TIME_COLUMNS)[number][1], Date | string | null>;
+} & Record<(typeof TIME_COLUMN)[TimeKey], Date | string | null>;
 
-const TIME_COLUMNS = [
-  ['launchedAt', 'launched_at'],
-  ['grantedAt', 'granted_at'],
-  ['lastDownloadAt', 'last_download_at'],
-  ['provenAt', 'proven_at'],
-  ['releasedAt', 'released_at'],
-  ['exitedAt', 'exited_at'],
-  ['attemptStartedAt', 'attempt_started_at'],
-  ['attemptSubmittedAt', 'attempt_submitted_at'],
-  ['readmittedAt', 'readmitted_at'],
-  ['exemptedAt', 'exempted_at'],
-] as const;
-
-const iso = (value: Date | string | null): string | null => (value === null ? null : new Date(value).toISOString());
+const epoch = (value: Date | string | null): number | null => (value === null ? null : value instanceof Date ? value.getTime() : Date.parse(value));
 
 export function boardStudent(row: Row): BoardStudent {
-  const times = Object.fromEntries(TIME_COLUMNS.map(([key, column]) => [key, iso(row[column])])) as Omit<StudentSteps, 'downloads'>;
-  const steps: StudentSteps = { ...times, downloads: Number(row.downloads) };
+  const steps = { downloads: Number(row.downloads) } as StudentSteps;
+  for (const key of STEP_TIME_KEYS) {
+    const value = row[TIME_COLUMN[key]];
+    steps[key] = value === null ? null : new Date(value).toISOString();
+  }
   return { lmsUserId: row.lms_user_id, name: row.display_name, ...steps, state: studentState(steps), version: Number(row.change_seq) };
+}
+
+/** A row as a live board's stream sends it (`StudentChange`), straight from the driver's values. */
+function studentChange(row: Row): StudentChange {
+  return [row.lms_user_id, row.display_name, Number(row.change_seq), Number(row.downloads), STEP_TIME_KEYS.map((key) => epoch(row[TIME_COLUMN[key]]))];
 }
 
 export class ExamDayBoard {
@@ -124,14 +137,14 @@ export class ExamDayBoard {
    * this read, where the next one starts: every change reaches exactly the read after it became visible, however
    * late its transaction committed. A row can come twice (written again); `version` orders its versions.
    */
-  async changesSince(courseId: string, contentId: string, since: string): Promise<{ snapshot: string; students: BoardStudent[] }> {
+  async changesSince(courseId: string, contentId: string, since: string): Promise<{ snapshot: string; students: StudentChange[] }> {
     const rows = await this.orm.em.getConnection().execute<(Row & { snapshot: string })[]>(
       `select s.snapshot, d.* from (select pg_current_snapshot()::text as snapshot) s
          left join exb_exam_day_student d on d.course_id = ? and d.content_id = ?
            and d.change_xid >= pg_snapshot_xmin(?::pg_snapshot) and not pg_visible_in_snapshot(d.change_xid, ?::pg_snapshot)`,
       [courseId, contentId, since, since],
     );
-    const students = rows.filter((row) => row.lms_user_id !== null).map(boardStudent);
+    const students = rows.filter((row) => row.lms_user_id !== null).map(studentChange);
     return { snapshot: rows[0]!.snapshot, students };
   }
 

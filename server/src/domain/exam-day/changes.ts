@@ -10,8 +10,13 @@ import { z } from 'zod';
 
 export const EXAM_DAY_CHANNEL = 'exb_exam_day';
 
-/** At most one signal per assessment in this long. */
-export const EXAM_DAY_COALESCE_MS = 300;
+/**
+ * At most one signal per assessment in this long. Each signal sends every open board of the assessment what changed,
+ * so while a class starts this sets what the boards cost the start: at 300 ms twenty boards added a sixth to the
+ * start's CPU, at a second they add what the measurement's noise hides (`docs/performance.md`), and a change still
+ * shows within the two seconds the boards promise. A change after a quiet second goes out at once.
+ */
+export const EXAM_DAY_COALESCE_MS = 1000;
 
 /** The trigger's payload: `[course_id, content_id]`. */
 const payloadSchema = z.tuple([z.string(), z.string()]);

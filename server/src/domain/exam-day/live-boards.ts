@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BoardEvent, BoardStudent } from '@exb/shared/exam-day.js';
+import type { BoardEvent, StudentChange } from '@exb/shared/exam-day.js';
 import type { LmsApi } from '../../lms/index.js';
 import type { ExamDayBoard } from './board.js';
 import type { ExamDayChanges } from './changes.js';
@@ -238,10 +238,11 @@ function mergeChanges(
   older: Extract<BoardEvent, { kind: 'changes' }>,
   newer: Extract<BoardEvent, { kind: 'changes' }>,
 ): Extract<BoardEvent, { kind: 'changes' }> {
-  const students = new Map<string, BoardStudent>(older.students.map((student) => [student.lmsUserId, student]));
+  // `[lmsUserId, name, version, …]`: each student's newest version stays.
+  const students = new Map<string, StudentChange>(older.students.map((student) => [student[0], student]));
   for (const student of newer.students) {
-    const known = students.get(student.lmsUserId);
-    if (known === undefined || known.version < student.version) students.set(student.lmsUserId, student);
+    const known = students.get(student[0]);
+    if (known === undefined || known[2] < student[2]) students.set(student[0], student);
   }
   return { kind: 'changes', generatedAt: newer.generatedAt, students: [...students.values()] };
 }
