@@ -51,7 +51,8 @@ beforeEach(async () => {
 
 const candidates = (session: AdminSession | null = t.session, input: Record<string, unknown> = TARGET) =>
   t.request('GET', `/trpc/admin.assessments.adoptCandidates?input=${encodeURIComponent(JSON.stringify(input))}`, { session });
-const adopt = (source: { courseId: string; contentId: string }, options: { session?: AdminSession | null; actionToken?: string | null; target?: Record<string, unknown> } = {}) =>
+type AdoptOptions = { session?: AdminSession | null; actionToken?: string | null; target?: Record<string, unknown> };
+const adopt = (source: { courseId: string; contentId: string }, options: AdoptOptions = {}) =>
   t.request('POST', '/trpc/admin.assessments.adoptOriginal', {
     body: { ...(options.target ?? TARGET), sourceCourseId: source.courseId, sourceContentId: source.contentId },
     ...(options.session === undefined ? {} : { session: options.session }),
@@ -73,26 +74,42 @@ describe('the administrator’s adopt with the original’s settings', () => {
     expect(adopted.body).not.toContain('exit-104');
     expect(adopted.json().result.data).toMatchObject({ success: true, setting: { exbRequired: true, enabled: true, usesCourseDefaults: false } });
     const stored = (await t.settings.loadAssessmentSettings('101', LAB))!;
-    expect(stored).toMatchObject({ exbRequired: true, enabled: true, usesCourseDefaults: false, exitPasswordOverride: 'exit-104', startPasswordOverride: 'start-orig' });
+    expect(stored).toMatchObject({ exbRequired: true, enabled: true, usesCourseDefaults: false });
+    expect(stored).toMatchObject({ exitPasswordOverride: 'exit-104', startPasswordOverride: 'start-orig' });
     expect(stored.urlRules).toEqual([expect.objectContaining({ match: 'exact', value: 'https://example.org/periodic-table' })]);
     // This service's own code, written to the LMS with the administrator's grant.
     expect(stored.accessCode).not.toMatch(/^(lab-2026|original-104)$/);
     expect(t.bed.lms.state.quizzes.get(204)!.accessCode).toBe(stored.accessCode);
     expect(t.bed.lms.calls.last(LMS_ROUTES.updateQuiz)!.userId).toBe(1);
-    const audit = await t.sql<{ outcome: string; actor_role: string; root_account_id: string; course_id: string; content_id: string; details: Record<string, unknown> }>(
+    const audit = await t.sql<Record<string, unknown>>(
       "select outcome, actor_role, root_account_id, course_id, content_id, details from audit_entry where action = 'enforcement.adopt-original'",
     );
     expect(audit).toEqual([
-      { outcome: 'success', actor_role: 'admin', root_account_id: '1', course_id: '101', content_id: LAB, details: { sourceCourseId: '104', sourceContentId: ORIGINAL.contentId } },
+      {
+        outcome: 'success',
+        actor_role: 'admin',
+        root_account_id: '1',
+        course_id: '101',
+        content_id: LAB,
+        details: { sourceCourseId: '104', sourceContentId: ORIGINAL.contentId },
+      },
     ]);
     const course = await t.request('GET', `/trpc/admin.courses.get?input=${encodeURIComponent(JSON.stringify({ courseId: '101' }))}`);
     expect(course.json().result.data.course.assessments.find((a: { id: string }) => a.id === LAB)).toMatchObject({ unmanagedAccessCode: false, exbRequired: true });
   });
 
   it('refuses an original outside the account’s connected courses or of another title, without an LMS write', async () => {
-    for (const source of [UNCONNECTED, FOREIGN, { courseId: '104', contentId: 'classicquiz_999' }, { courseId: '101', contentId: LAB }, { courseId: '104', contentId: 'x'.repeat(3000) }]) {
+    const refusals: [{ courseId: string; contentId: string }, number][] = [
+      [UNCONNECTED, 404],
+      [FOREIGN, 404],
+      [{ courseId: '104', contentId: 'classicquiz_999' }, 404],
+      // The copy itself is no original of its own.
+      [{ courseId: '101', contentId: LAB }, 404],
+      [{ courseId: '104', contentId: 'x'.repeat(3000) }, 400],
+    ];
+    for (const [source, status] of refusals) {
       const refused = await adopt(source);
-      expect({ source: source.contentId.slice(0, 20), status: refused.statusCode }).toEqual({ source: source.contentId.slice(0, 20), status: source.contentId.length > 2048 ? 400 : 404 });
+      expect({ source: source.contentId.slice(0, 20), status: refused.statusCode }).toEqual({ source: source.contentId.slice(0, 20), status });
     }
     expect(t.bed.lms.calls.count(LMS_ROUTES.updateQuiz)).toBe(0);
     expect(t.bed.lms.state.quizzes.get(204)!.accessCode).toBe('lab-2026');

@@ -55,7 +55,9 @@ export function UnmanagedCodeChoices({ scope, assessment, withBadge = false, dis
   const forTitle = <ScreenReaderContent> {t('unmanagedCode.of', { title: assessment.title })}</ScreenReaderContent>;
   // Where the candidates come from, in the words of the scope's role.
   const pickWords =
-    scope.kind === 'admin' ? ({ none: 'preExam.adoptNoneConnected', pick: 'preExam.adoptPickConnected' } as const) : ({ none: 'preExam.adoptNone', pick: 'preExam.adoptPick' } as const);
+    scope.kind === 'admin'
+      ? ({ none: 'preExam.adoptNoneConnected', pick: 'preExam.adoptPickConnected' } as const)
+      : ({ none: 'preExam.adoptNone', pick: 'preExam.adoptPick' } as const);
   return (
     <>
       {announcement}
