@@ -90,6 +90,13 @@ describe.runIf(browserAvailable())('the administrator adopts a copied quiz with 
     expect(audit).toEqual([{ outcome: 'success', actor_role: 'admin' }]);
     await s.screenshot('04-adopted');
     expect(await s.accessibilityViolations()).toEqual([]);
+
+    // The account's audit trail names it in words, with the course and the quiz.
+    await tool.getByRole('button', { name: 'All courses' }).click();
+    await tool.getByRole('tab', { name: 'Audit trail' }).click();
+    await s.visible(tool.getByRole('cell', { name: 'Enforcement adopted with the original assessment’s settings', exact: true }), PAGE_TIMEOUT_MS);
+    await s.visible(tool.getByRole('cell', { name: `Biology 101 · ${LAB}`, exact: true }));
+    await s.screenshot('05-audit-trail');
     expect(s.problems).toEqual([]);
   });
 });
