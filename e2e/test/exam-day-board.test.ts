@@ -169,6 +169,54 @@ describe.runIf(browserAvailable())('the exam-day board in Chromium', { timeout: 
     expect(await seriousViolations(page)).toEqual([]);
     await page.close();
   });
+
+  it('keeps a re-admission’s confirmation on screen and announced when the student leaves “Needs help”', async () => {
+    const board = s.tool.getByTestId('exam-day-board');
+    const row = (name: string) => board.getByRole('row').filter({ has: s.tool.getByRole('rowheader', { name }) });
+    // Both students are stuck now: Three has the code but no attempt, Four never got the exam browser confirmed.
+    await s.visible(row('Student Four').getByText('Downloaded, exam browser not confirmed'), PAGE_TIMEOUT_MS);
+    await board.getByLabel('Show').click();
+    await s.tool.getByRole('option', { name: 'Needs help' }).click();
+    await expect.poll(() => board.getByRole('row').count()).toBe(3);
+    await s.visible(row('Student Three').getByText('Code released, no attempt yet'));
+
+    await row('Student Three').getByRole('button', { name: 'Re-admit Student Three' }).click();
+    const dialog = s.tool.getByRole('dialog', { name: 'Re-admit Student Three' });
+    await s.visible(dialog, PAGE_TIMEOUT_MS);
+    await dialog.getByLabel(/Reason \(required\)/).fill('Exam browser crashed');
+    await s.screenshot('exam-day-readmit-01-dialog');
+    await dialog.getByRole('button', { name: 'Re-admit', exact: true }).click();
+    await dialog.waitFor({ state: 'hidden', timeout: PAGE_TIMEOUT_MS });
+
+    // The board read the student anew (not started again), and the row stayed, saying why it is still listed.
+    await s.visible(row('Student Three').getByText('Not started'), 5_000);
+    await s.visible(row('Student Three').getByText('Listed until you change the filter'));
+    const confirmation = board.getByTestId('board-outcome');
+    await s.visible(confirmation.getByText(/Student Three is re-admitted\./));
+    await expect.poll(() => s.tool.locator('#exb-live-region').textContent(), { timeout: 5_000 }).toContain('Student Three is re-admitted.');
+    await expect.poll(() => s.tool.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Re-admit Student Three');
+    await s.screenshot('exam-day-readmit-02-kept');
+    expect(await seriousViolations(s.page, { frame: 'iframe#tool_content' })).toEqual([]);
+
+    await s.page.setViewportSize({ width: 360, height: 800 });
+    await s.visible(confirmation);
+    expect(await narrowEnough(s)).toBe(true);
+    await s.screenshot('exam-day-readmit-03-kept-360');
+    await s.page.setViewportSize({ width: 1100, height: 900 });
+
+    // Choosing the filter again lets the row go; the confirmation stays until it is dismissed.
+    await board.getByLabel('Show').click();
+    await s.tool.getByRole('option', { name: 'All students' }).click();
+    await board.getByLabel('Show').click();
+    await s.tool.getByRole('option', { name: 'Needs help' }).click();
+    await expect.poll(() => board.getByRole('row').count()).toBe(2);
+    expect(await row('Student Three').count()).toBe(0);
+    await s.visible(confirmation.getByText(/Student Three is re-admitted\./));
+    await s.screenshot('exam-day-readmit-04-filter-again');
+    await confirmation.getByRole('button', { name: 'Dismiss the message' }).click();
+    await confirmation.waitFor({ state: 'detached', timeout: PAGE_TIMEOUT_MS });
+    expect(s.problems).toEqual([]);
+  });
 });
 
 const GERMAN: ConnectWords = {

@@ -1,5 +1,5 @@
 import { Flex, Link, Pill, SimpleSelect, Text, View } from '@instructure/ui';
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { STUCK_STATES, STUDENT_STATES, type Board, type BoardStudent, type StudentState } from '@exb/shared/exam-day.js';
 import { i18next } from '../../i18n/i18n';
@@ -7,6 +7,8 @@ import { withSessionToken } from '../../lib/session-token';
 import { useAnnouncer } from '../Announcer';
 import { DataTable, type TableColumn } from '../DataTable';
 import { DefinitionList } from '../DefinitionList';
+import { StatusAlert } from '../StatusAlert';
+import { BoardOutcomeContext, type BoardOutcomeSink } from './board-outcome';
 
 /** Which students the table shows: all, those who need help (the stuck states), or one state. */
 export type BoardFilter = 'all' | 'stuck' | StudentState;
@@ -66,7 +68,8 @@ function matches(filter: BoardFilter, state: StudentState): boolean {
 
 /**
  * One assessment's exam-day board: the counts per state, a filter, and every student with their state and the times of
- * their steps. Count changes are announced politely (never row by row), at most every few seconds.
+ * their steps. Count changes are announced politely (never row by row), at most every few seconds. A row action's
+ * confirmation is shown above the table, and its student stays listed until the filter changes.
  */
 export function ExamDayBoard({ board, idPrefix, title, csvPath, live, renderActions }: ExamDayBoardProps) {
   const { t } = useTranslation('examDay');
@@ -98,16 +101,41 @@ export function ExamDayBoard({ board, idPrefix, title, csvPath, live, renderActi
     return () => clearTimeout(timer);
   }, [summary, announce]);
 
-  const rows = board.students.filter((student) => matches(filter, student.state));
+  // The last action's confirmation, and the students acted on since the filter was chosen: they stay listed, so the
+  // teacher sees where the action left them and the focus stays on the row's button.
+  const [outcome, setOutcome] = useState<{ id: number; text: string } | null>(null);
+  const [kept, setKept] = useState<ReadonlySet<string>>(new Set());
+  const sink = useMemo<BoardOutcomeSink>(
+    () => ({
+      report: (lmsUserId, text) => {
+        setKept((previous) => new Set(previous).add(lmsUserId));
+        setOutcome((previous) => ({ id: (previous?.id ?? 0) + 1, text }));
+      },
+    }),
+    [],
+  );
+  const chooseFilter = (value: BoardFilter) => {
+    setFilter(value);
+    setKept(new Set());
+  };
+
+  const rows = board.students.filter((student) => matches(filter, student.state) || kept.has(student.lmsUserId));
   const columns: TableColumn<BoardStudent>[] = [
     { id: `${idPrefix}-student`, header: t('column.student'), rowHeader: true, render: (s) => s.name ?? t('unnamed', { id: s.lmsUserId }) },
     {
       id: `${idPrefix}-state`,
       header: t('column.state'),
       render: (s) => (
-        <Text weight={isStuck(s.state) ? 'bold' : 'normal'} color={isStuck(s.state) ? 'danger' : 'primary'}>
-          {stateLabel(s.state)}
-        </Text>
+        <>
+          <Text weight={isStuck(s.state) ? 'bold' : 'normal'} color={isStuck(s.state) ? 'danger' : 'primary'}>
+            {stateLabel(s.state)}
+          </Text>
+          {!matches(filter, s.state) && (
+            <Text as="div" size="small" color="secondary">
+              {t('keptUntilFilterChanges')}
+            </Text>
+          )}
+        </>
       ),
     },
     { id: `${idPrefix}-since`, header: t('column.since'), render: (s) => shortTime(since(s)) },
@@ -155,7 +183,7 @@ export function ExamDayBoard({ board, idPrefix, title, csvPath, live, renderActi
         <SimpleSelect
           renderLabel={t('filter.label')}
           value={filter}
-          onChange={(_event, { value }) => setFilter((FILTERS.includes(value as BoardFilter) ? value : 'all') as BoardFilter)}
+          onChange={(_event, { value }) => chooseFilter((FILTERS.includes(value as BoardFilter) ? value : 'all') as BoardFilter)}
           data-testid="board-filter"
         >
           {FILTERS.map((value) => (
@@ -165,12 +193,21 @@ export function ExamDayBoard({ board, idPrefix, title, csvPath, live, renderActi
           ))}
         </SimpleSelect>
       </View>
+      {outcome !== null && (
+        <View as="div" margin="0 0 small" data-testid="board-outcome">
+          <StatusAlert key={outcome.id} variant="success" live="polite" dismissLabel={t('outcomeDismiss')} onDismiss={() => setOutcome(null)}>
+            {outcome.text}
+          </StatusAlert>
+        </View>
+      )}
       {rows.length === 0 ? (
         <Text as="p" color="secondary">
           {board.students.length === 0 ? t('empty') : t('noneInFilter')}
         </Text>
       ) : (
-        <DataTable caption={t('caption', { title, filter: filterLabel(filter) })} columns={columns} rows={rows} rowKey={(s) => s.lmsUserId} />
+        <BoardOutcomeContext.Provider value={sink}>
+          <DataTable caption={t('caption', { title, filter: filterLabel(filter) })} columns={columns} rows={rows} rowKey={(s) => s.lmsUserId} />
+        </BoardOutcomeContext.Provider>
       )}
     </View>
   );

@@ -6,6 +6,7 @@ import { helpReasonSchema, HELP_REASON_MAX_LENGTH } from '@exb/shared/exam-day-h
 import { readServerError } from '../../lib/trpc';
 import { useAnnouncer } from '../Announcer';
 import { StatusAlert } from '../StatusAlert';
+import { useBoardOutcome } from './board-outcome';
 
 /** Where an action on one student runs: the teacher's own course, or a connected course of the administrator's account. */
 export type StudentActionScope = { readonly kind: 'teacher'; readonly courseId: string } | { readonly kind: 'admin'; readonly courseId: string };
@@ -35,7 +36,7 @@ export interface StudentActionDialogProps<T> {
 /**
  * An exam-day action on one named student: a button that opens a dialog saying what the action does and asking for
  * the required reason (the rule the server applies), then runs it, announces the outcome and returns the focus to
- * the button.
+ * the button. Inside a board the outcome goes to the board (`board-outcome.ts`).
  */
 export function StudentActionDialog<T>({ action, testId, lmsUserId, studentName, explain, run, done, onDone }: StudentActionDialogProps<T>) {
   const { t } = useTranslation(['teacher', 'common']);
@@ -44,6 +45,7 @@ export function StudentActionDialog<T>({ action, testId, lmsUserId, studentName,
   const [invalid, setInvalid] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<string | null>(null);
   const [announcement, announce] = useAnnouncer();
+  const board = useBoardOutcome();
   const trigger = useRef<HTMLElement | null>(null);
   const formId = `${testId}-form-${useId().replace(/[^A-Za-z0-9_-]/g, '')}`;
   const words = (key: Word, values?: Record<string, unknown>) => t(`examDayHelp.${action}.${key}` as const, values ?? {});
@@ -51,12 +53,16 @@ export function StudentActionDialog<T>({ action, testId, lmsUserId, studentName,
 
   const mutation = useMutation({
     mutationFn: (input: { lmsUserId: string; reason: string }) => run(input.lmsUserId, input.reason),
-    onSuccess: (result) => {
+    onSuccess: (result, input) => {
       const text = done(name, result);
-      setOutcome(text);
       setOpen(false);
       setReason('');
-      announce(text);
+      // In a board, the board shows and announces it: this row may leave the table's filter right after.
+      if (board !== null) board.report(input.lmsUserId, text);
+      else {
+        setOutcome(text);
+        announce(text);
+      }
       onDone?.(result);
       window.setTimeout(() => trigger.current?.focus(), 0);
     },

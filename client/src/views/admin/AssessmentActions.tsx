@@ -9,7 +9,6 @@ import { StatusAlert } from '../../components/StatusAlert';
 import { readServerError, useTRPC, useTRPCClient } from '../../lib/trpc';
 import { PasswordReveal } from '../../components/PasswordReveal';
 import type { AdminAssessment } from './model';
-import { AdminClearCode } from './PreExamSweep';
 
 type Outcome = { variant: 'success' | 'error'; text: string };
 type Action = 'regenerateCode' | 'resetExitPassword' | 'resetDefaults';
@@ -68,7 +67,6 @@ export function AssessmentActions({ courseId, assessment, onClose }: { courseId:
         </FocusTarget>
         <CloseButton screenReaderLabel={t('actions.close', { title: assessment.title })} onClick={onClose} size="small" />
       </Flex>
-      <AdminClearCode courseId={courseId} assessment={assessment} />
       <View as="div" margin="0 0 medium">
         <PasswordReveal
           subject={assessment.title}

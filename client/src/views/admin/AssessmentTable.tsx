@@ -6,6 +6,7 @@ import { AssessmentRepair } from './AssessmentRepair';
 import { EnforcementSwitch } from './EnforcementSwitch';
 import type { AdminAssessment, CourseDetail } from './model';
 import { BadgeList } from '../../components/BadgeList';
+import { AdminUnmanagedCode } from './UnmanagedCode';
 import { AdminAssessmentUrlRuleReadings } from './UrlRuleReadings';
 
 /** The badges of an assessment's state, in the words an administrator reads at a glance. */
@@ -61,6 +62,7 @@ export function AssessmentTable({ course, onManage, registerActionButton }: Asse
         <>
           <StatusBadges assessment={assessment} />
           <AssessmentRepair courseId={course.id} assessment={assessment} />
+          <AdminUnmanagedCode courseId={course.id} assessment={assessment} />
           <AdminAssessmentUrlRuleReadings courseId={course.id} assessmentId={assessment.id} />
         </>
       ),

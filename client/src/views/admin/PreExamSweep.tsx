@@ -1,10 +1,9 @@
-import { Alert, Button, Checkbox, Heading, Text, View } from '@instructure/ui';
+import { Alert, Checkbox, Heading, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { DriftAlertList } from '../../components/DriftAlertList';
 import { readServerError, useTRPC } from '../../lib/trpc';
-import type { AdminAssessment } from './model';
 
 /** As often as the sweep runs. */
 const ALERT_POLL_MS = 60_000;
@@ -61,40 +60,6 @@ export function AdminCourseSweep({ courseId }: { courseId: string }) {
         <View as="div" margin="small 0 0">
           <DriftAlertList alerts={sweep.data!.alerts} />
         </View>
-      )}
-    </View>
-  );
-}
-
-/** "Clear the code" of a quiz whose LMS access code this service does not manage, with the administrator's grant. */
-export function AdminClearCode({ courseId, assessment }: { courseId: string; assessment: AdminAssessment }) {
-  const { t } = useTranslation('teacher');
-  const trpc = useTRPC();
-  const queryClient = useQueryClient();
-  const [announcement, announce] = useAnnouncer();
-  const clear = useMutation(
-    trpc.admin.assessments.clearLmsCode.mutationOptions({
-      onSuccess: () => {
-        announce(t('action.titled', { title: assessment.title, message: t('unmanagedCode.cleared') }));
-        void queryClient.invalidateQueries({ queryKey: trpc.admin.pathKey() });
-      },
-      onError: (error) => announce(t('action.titled', { title: assessment.title, message: readServerError(error).message }), 'assertive'),
-    }),
-  );
-  if (!assessment.unmanagedAccessCode) return announcement;
-  return (
-    <View as="div" margin="0 0 medium">
-      {announcement}
-      <Text as="p" size="small">
-        {t('unmanagedCode.explanation')}
-      </Text>
-      <Button size="small" interaction={clear.isPending ? 'disabled' : 'enabled'} onClick={() => clear.mutate({ courseId, assessmentId: assessment.id })}>
-        {t('unmanagedCode.clear')}
-      </Button>
-      {clear.error !== null && (
-        <Text as="p" size="small" color="danger">
-          {readServerError(clear.error).message}
-        </Text>
       )}
     </View>
   );

@@ -25,7 +25,7 @@ import { fieldKey } from '../../lib/form-errors';
 import { DEFAULT_SETTING, type Assessment, type AssessmentSetting, type CourseScope } from './model';
 import { PolicyEditor } from './PolicyEditor';
 import { useAssessments, useCourseDefaults, useSchoolExitPassword, useSettings } from './queries';
-import { UnmanagedCodeNotice, type AdoptPicker } from './UnmanagedCode';
+import { UnmanagedCodeNotice } from './UnmanagedCode';
 import { CourseUrlRuleReadings, UrlRuleReadingList, useUrlRuleReadings } from './UrlRuleReadings';
 import { useVerification, useVerificationRefetch, VerificationNotice } from './Verification';
 
@@ -53,19 +53,6 @@ export function AssessmentsPanel({
 
   // A marked rule's "Change the rule" opens the assessment's settings at that rule (its stored value).
   const [ruleFocus, setRuleFocus] = useState<string | null>(null);
-  // Which rows show their adopt candidates. Kept here, above the rows: a resized frame switches the table between its
-  // wide and stacked layouts, which mounts every row anew and would close an open list under the teacher's pointer.
-  const [adoptPickers, setAdoptPickers] = useState<ReadonlySet<string>>(() => new Set());
-  const adoptPicker: AdoptPicker = {
-    isOpen: (id) => adoptPickers.has(id),
-    setOpen: (id, open) =>
-      setAdoptPickers((current) => {
-        const next = new Set(current);
-        if (open) next.add(id);
-        else next.delete(id);
-        return next;
-      }),
-  };
   const editRule = (contentId: string, value: string) => {
     setRuleFocus(value);
     setEditing(contentId);
@@ -121,7 +108,6 @@ export function AssessmentsPanel({
           settings={settings.data ?? {}}
           onEdit={setEditing}
           onEditRule={editRule}
-          adoptPicker={adoptPicker}
           registerEditButton={(id, element) => {
             if (element) editButtons.current.set(id, element);
             else editButtons.current.delete(id);
@@ -215,7 +201,6 @@ function AssessmentTable({
   settings,
   onEdit,
   onEditRule,
-  adoptPicker,
   registerEditButton,
   onOpenCourseDefaults,
 }: {
@@ -225,7 +210,6 @@ function AssessmentTable({
   onEdit: (id: string) => void;
   /** Opens an assessment's settings at one of its own rules. */
   onEditRule: (id: string, value: string) => void;
-  adoptPicker: AdoptPicker;
   registerEditButton: (id: string, element: HTMLElement | null) => void;
   onOpenCourseDefaults: (field?: string) => void;
 }) {
@@ -275,7 +259,7 @@ function AssessmentTable({
                 <Table.Cell>
                   <StatusBadges setting={setting} verification={verification[assessment.id]} />
                   <VerificationNotice assessment={assessment} setting={setting} record={verification[assessment.id]} />
-                  <UnmanagedCodeNotice assessment={assessment} picker={adoptPicker} />
+                  <UnmanagedCodeNotice assessment={assessment} />
                   {/* The course defaults' marked rules are shown once above the list; here only the assessment's own. */}
                   <UrlRuleReadingList
                     scope={scope}

@@ -3,6 +3,7 @@ import type { AuditedBy } from '../../audit/audited.js';
 import type { LmsApi } from '../../lms/api.js';
 import { assessmentNotFound, type AssessmentRef } from '../assessments/scope.js';
 import { compareAccessCode, isEnforced } from '../enforcement/access-code-verification.js';
+import type { AdoptCandidate } from '../enforcement/adopt-original.js';
 import type { RepairedView, SettingView } from '../enforcement/enforcement-service.js';
 import type { ManagementServices } from '../management-services.js';
 import { PASSWORD_REVEAL_EXPIRES_IN_SECONDS, type PasswordReveal } from '../password-reveal/password-reveal.js';
@@ -230,6 +231,20 @@ export class AdminCourseService {
 
   regenerateCode(by: AuditedBy, ref: AssessmentRef, lms: LmsApi): Promise<SettingView> {
     return this.deps.management.enforcement.regenerateCode(by, ref, lms);
+  }
+
+  /** The originals a copied quiz of a connected course may be adopted from: any connected course of the account. */
+  adoptCandidates(accountId: string, ref: AssessmentRef): Promise<AdoptCandidate[]> {
+    return this.deps.management.adoption.candidates(ref, { kind: 'connected', accountId });
+  }
+
+  /**
+   * Adopts a copied quiz with its original's settings (`enforcement/adopt-original.ts`, the teacher's path too), under
+   * the course write lock as every enforcement change of the administrator.
+   */
+  adoptOriginal(by: AuditedBy, accountId: string, ref: AssessmentRef, source: { courseId: string; contentId: string }, lms: LmsApi): Promise<SettingView> {
+    const { locks, adoption } = this.deps.management;
+    return locks.withCourseWriteLock(ref.courseId, () => adoption.adopt(by, ref, source, { kind: 'connected', accountId }, lms));
   }
 
   /**

@@ -280,6 +280,25 @@ export const adminRouter = router({
       return { success: true as const, message: 'The access code was removed in the LMS; students can open the quiz without it.' };
     }),
 
+    /**
+     * Addition: the originals a copied quiz may be adopted from, the enforced assessments of its title in the account's
+     * connected courses (the teacher's `adoptCandidates`, with the account for the courses the teacher teaches).
+     */
+    adoptCandidates: adminQuery.input(assessmentInput).query(async ({ ctx, input }) => {
+      const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
+      return { success: true as const, candidates: await ctx.admin.courses.adoptCandidates(ctx.principal.accountId, ref) };
+    }),
+
+    /** Addition: adopts a copied quiz with the settings of one of `adoptCandidates`, with this service's own code. */
+    adoptOriginal: adminMutation
+      .input(assessmentInput.extend({ sourceCourseId: courseId, sourceContentId: assessmentId }))
+      .mutation(async ({ ctx, input }) => {
+        const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
+        const source = { courseId: input.sourceCourseId, contentId: input.sourceContentId };
+        const setting = await ctx.admin.courses.adoptOriginal(by(ctx), ctx.principal.accountId, ref, source, ctx.lms);
+        return changed('The exam browser is now required, with the original assessment’s settings.', setting);
+      }),
+
     setRequired: adminMutation.input(assessmentInput.extend({ required: z.boolean() })).mutation(async ({ ctx, input }) => {
       const ref = await ctx.admin.courses.assessment(ctx.principal.accountId, input.courseId, input.assessmentId);
       const setting = await ctx.admin.courses.setRequired(by(ctx), ref, input.required, ctx.lms);

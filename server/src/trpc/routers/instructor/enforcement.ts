@@ -81,14 +81,15 @@ export const enforcementRouter = router({
    */
   adoptCandidates: instructorQuery.input(assessmentInput).query(async ({ ctx, input }) => {
     const ref = await scopedAssessment(ctx, input);
-    return { success: true as const, candidates: await ctx.services.adoption.candidates(ref, ctx.lms) };
+    return { success: true as const, candidates: await ctx.services.adoption.candidates(ref, { kind: 'taught', lms: ctx.lms }) };
   }),
 
   adoptOriginal: instructorMutation
     .input(assessmentInput.extend({ sourceCourseId: z.string().max(64), sourceContentId: z.string().max(ASSESSMENT_ID_MAX_LENGTH) }))
     .mutation(async ({ ctx, input }) => {
       const ref = await scopedAssessment(ctx, input);
-      const view = await ctx.services.adoption.adopt(by(ctx), ref, { courseId: input.sourceCourseId, contentId: input.sourceContentId }, ctx.lms);
+      const source = { courseId: input.sourceCourseId, contentId: input.sourceContentId };
+      const view = await ctx.services.adoption.adopt(by(ctx), ref, source, { kind: 'taught', lms: ctx.lms }, ctx.lms);
       return { success: true as const, message: 'The exam browser is now required, with the original assessment’s settings.', setting: enabledSetting(view) };
     }),
 
