@@ -107,6 +107,7 @@ export function ExamDayBoard({ board, idPrefix, title, csvPath, live, renderActi
   const [kept, setKept] = useState<ReadonlySet<string>>(new Set());
   const sink = useMemo<BoardOutcomeSink>(
     () => ({
+      keep: (lmsUserId) => setKept((previous) => (previous.has(lmsUserId) ? previous : new Set(previous).add(lmsUserId))),
       report: (lmsUserId, text) => {
         setKept((previous) => new Set(previous).add(lmsUserId));
         setOutcome((previous) => ({ id: (previous?.id ?? 0) + 1, text }));

@@ -94,6 +94,7 @@ export function StudentActionDialog<T>({ action, testId, lmsUserId, studentName,
         onClick={() => {
           mutation.reset();
           setInvalid(null);
+          if (board !== null && lmsUserId !== null) board.keep(lmsUserId);
           setOpen(true);
         }}
         aria-label={lmsUserId === null ? undefined : words('buttonFor', { name })}

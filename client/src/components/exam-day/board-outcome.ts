@@ -6,6 +6,11 @@ import { createContext, useContext } from 'react';
  * instead, and keeps the row listed until the filter changes.
  */
 export interface BoardOutcomeSink {
+  /**
+   * An action on the student begins: their row stays listed from now on. The board is live, so the action's own
+   * change can arrive before its answer, and a row that left the table then would take the open dialog with it.
+   */
+  keep(lmsUserId: string): void;
   report(lmsUserId: string, text: string): void;
 }
 
