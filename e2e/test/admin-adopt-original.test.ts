@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Frame } from 'playwright-core';
 import { createSettingsRepository } from '../../server/src/domain/settings/settings-repository.js';
 import { defaultAssessmentSettings } from '../../server/src/domain/settings/model.js';
+import { createContext, createPreExamSweep } from '../../server/src/app.js';
+import { createLogger } from '../../server/src/logger.js';
 import { browserAvailable } from '../src/support/browser.js';
 import { PAGE_TIMEOUT_MS } from '../src/support/tool-frame.js';
 import { useAdminSession } from './admin-session.js';
@@ -97,6 +99,25 @@ describe.runIf(browserAvailable())('the administrator adopts a copied quiz with 
     await s.visible(tool.getByRole('cell', { name: 'Enforcement adopted with the original assessment’s settings', exact: true }), PAGE_TIMEOUT_MS);
     await s.visible(tool.getByRole('cell', { name: `Biology 101 · ${LAB}`, exact: true }));
     await s.screenshot('05-audit-trail');
+    expect(s.problems).toEqual([]);
+  });
+
+  it('alerts the dashboard when the adopted quiz loses its code within the hour before its start', async () => {
+    // The quiz is due in 50 minutes and the LMS lost its code; Biology 101 has not opted in to automatic repairs.
+    const due = new Date(Date.now() + 50 * 60_000);
+    await s.sql("update assessment set due_at = ? where course_id = '101' and content_id = 'classicquiz_204'", [due]);
+    s.lms.state.quizzes.get(204)!.accessCode = null;
+    const ctx = await createContext({ config: s.app.config, logger: createLogger('silent'), db: s.app.db });
+    expect((await createPreExamSweep(ctx).run()).outcomes).toMatchObject({ alerted: 1 });
+
+    tool = await s.launch();
+    const panel = tool.getByRole('region', { name: 'Drift before the start' });
+    await s.visible(panel, PAGE_TIMEOUT_MS);
+    await s.visible(panel.getByText(LAB));
+    await s.visible(panel.getByText('Not repaired automatically; repair it now.'));
+    expect(s.lms.state.quizzes.get(204)!.accessCode).toBeNull();
+    await s.screenshot('06-dashboard-drift');
+    expect(await s.accessibilityViolations()).toEqual([]);
     expect(s.problems).toEqual([]);
   });
 });

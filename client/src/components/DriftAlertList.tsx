@@ -1,4 +1,4 @@
-import { List, Text } from '@instructure/ui';
+import { Alert, Heading, List, Text, View } from '@instructure/ui';
 import { useTranslation } from 'react-i18next';
 import { formatTime } from '../lib/audit-labels';
 
@@ -38,5 +38,24 @@ export function DriftAlertList({ alerts, withCourse = false }: { alerts: readonl
         </List.Item>
       ))}
     </List>
+  );
+}
+
+/**
+ * The sweep's alerts as a page's panel: a heading and the list, a warning while anything is unrepaired. Nothing while
+ * there is none.
+ */
+export function DriftAlertPanel({ alerts, headingId, withCourse = false }: { alerts: readonly DriftAlert[]; headingId: string; withCourse?: boolean }) {
+  const { t } = useTranslation('teacher');
+  if (alerts.length === 0) return null;
+  return (
+    <View as="section" display="block" margin="small 0 0" aria-labelledby={headingId}>
+      <Alert variant={alerts.every((alert) => alert.repaired) ? 'info' : 'warning'} margin="0">
+        <Heading level="h2" id={headingId} margin="0 0 x-small">
+          {t('preExam.heading')}
+        </Heading>
+        <DriftAlertList alerts={alerts} withCourse={withCourse} />
+      </Alert>
+    </View>
   );
 }

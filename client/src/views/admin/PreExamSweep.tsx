@@ -1,8 +1,8 @@
-import { Alert, Checkbox, Heading, View } from '@instructure/ui';
+import { Checkbox, Heading, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
-import { DriftAlertList } from '../../components/DriftAlertList';
+import { DriftAlertList, DriftAlertPanel } from '../../components/DriftAlertList';
 import { readServerError, useTRPC } from '../../lib/trpc';
 
 /** As often as the sweep runs. */
@@ -10,21 +10,9 @@ const ALERT_POLL_MS = 60_000;
 
 /** The dashboard's pre-exam drift alerts over every connected course; nothing while there is none. */
 export function AdminPreExamAlerts() {
-  const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const alerts = useQuery({ ...trpc.admin.preExamAlerts.queryOptions(), refetchInterval: ALERT_POLL_MS });
-  const list = alerts.data?.alerts ?? [];
-  if (list.length === 0) return null;
-  return (
-    <View as="section" display="block" margin="small 0 0" aria-labelledby="admin-pre-exam-heading">
-      <Alert variant={list.every((alert) => alert.repaired) ? 'info' : 'warning'} margin="0">
-        <Heading level="h2" id="admin-pre-exam-heading" margin="0 0 x-small">
-          {t('preExam.heading')}
-        </Heading>
-        <DriftAlertList alerts={list} withCourse />
-      </Alert>
-    </View>
-  );
+  return <DriftAlertPanel alerts={alerts.data?.alerts ?? []} headingId="admin-pre-exam-heading" withCourse />;
 }
 
 /** One course's opt-in to automatic repairs before a start, and what the sweep found there. */

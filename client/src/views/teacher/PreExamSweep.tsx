@@ -1,9 +1,9 @@
-import { Alert, Checkbox, Heading, Text, View } from '@instructure/ui';
+import { Checkbox, Heading, Text, View } from '@instructure/ui';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { useAnnouncer } from '../../components/Announcer';
 import { readServerError, useTRPC } from '../../lib/trpc';
-import { DriftAlertList } from '../../components/DriftAlertList';
+import { DriftAlertPanel } from '../../components/DriftAlertList';
 import { useConnection } from './connection';
 
 /** How often the teacher view asks for new findings: the sweep itself runs once a minute. */
@@ -14,21 +14,9 @@ const ALERT_POLL_MS = 60_000;
  * missing or replaced, and whether the service put it back. Nothing is shown while there is none.
  */
 export function PreExamAlerts() {
-  const { t } = useTranslation('teacher');
   const trpc = useTRPC();
   const alerts = useQuery({ ...trpc.instructor.preExamSweep.alerts.queryOptions(), refetchInterval: ALERT_POLL_MS });
-  const list = alerts.data?.alerts ?? [];
-  if (list.length === 0) return null;
-  return (
-    <View as="section" display="block" margin="small 0 0" aria-labelledby="pre-exam-alerts-heading">
-      <Alert variant={list.every((alert) => alert.repaired) ? 'info' : 'warning'} margin="0">
-        <Heading level="h2" id="pre-exam-alerts-heading" margin="0 0 x-small">
-          {t('preExam.heading')}
-        </Heading>
-        <DriftAlertList alerts={list} />
-      </Alert>
-    </View>
-  );
+  return <DriftAlertPanel alerts={alerts.data?.alerts ?? []} headingId="pre-exam-alerts-heading" />;
 }
 
 /**
