@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BoardEvent, StudentChange } from '@exb/shared/exam-day.js';
+import type { BoardEvent, LmsRead, StudentChange } from '@exb/shared/exam-day.js';
 import type { LmsApi } from '../../lms/index.js';
 import type { ExamDayBoard } from './board.js';
 import type { ExamDayChanges } from './changes.js';
@@ -41,6 +41,10 @@ interface Topic {
 
 const keyOf = (courseId: string, contentId: string) => JSON.stringify([courseId, contentId]);
 
+/** How the LMS reads (attempts, roster) stand, comparable whether read alone or with a board (which adds the source). */
+const readsKey = (reads: readonly (LmsRead | undefined)[]) =>
+  JSON.stringify(reads.map((read) => read && [read.readAt, read.missingScope, read.failure]));
+
 export class LiveBoards {
   private readonly topics = new Map<string, Topic>();
 
@@ -71,7 +75,7 @@ export class LiveBoards {
     try {
       await topic.cursor;
       const board = await this.board.readFreshWithLms(courseId, contentId, lms);
-      topic.lmsReads ??= JSON.stringify([board.attempts, board.roster]);
+      topic.lmsReads ??= readsKey([board.attempts, board.roster]);
       // A whole board sent by the topic meanwhile was read before this one.
       follower.queue.dropBoards();
       yield { kind: 'board', board };
@@ -170,11 +174,11 @@ export class LiveBoards {
     const newest = [...topic.followers].at(-1);
     if (newest === undefined) return;
     const asked = await this.board.refreshLms(topic.courseId, topic.contentId, newest.lms);
-    const reads = JSON.stringify(await this.board.lmsReads(topic.courseId, topic.contentId));
+    const reads = readsKey(await this.board.lmsReads(topic.courseId, topic.contentId));
     if (!asked && reads === topic.lmsReads) return;
     // Whatever changed before this snapshot is in the whole board; the next read of changes repeats some of it.
     const board = await this.board.readNow(topic.courseId, topic.contentId);
-    topic.lmsReads = JSON.stringify([board.attempts, board.roster]);
+    topic.lmsReads = readsKey([board.attempts, board.roster]);
     for (const follower of topic.followers) follower.queue.pushBoard({ kind: 'board', board });
   }
 }
