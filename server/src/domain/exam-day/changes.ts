@@ -97,7 +97,7 @@ export class ExamDayChanges {
     topic.timer.unref();
   }
 
-  /** How many boards are open on this instance (bench and tests). */
+  /** How many listeners this instance has (one per watched assessment: its live boards' topic); for tests. */
   get subscriberCount(): number {
     let count = 0;
     for (const topic of this.topics.values()) count += topic.subscribers.size;
