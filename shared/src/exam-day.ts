@@ -137,25 +137,36 @@ export const STEP_TIME_KEYS = [
 ] as const satisfies readonly (keyof StudentSteps)[];
 
 /**
- * A changed student as a live board's stream sends it: `[lmsUserId, name, version, downloads, times]`, the times in
- * {@link STEP_TIME_KEYS} order as epoch milliseconds (`null`: not taken), the state left to {@link studentState}. A
- * class starting sends every board each student several times over; this is a quarter of the student's board row.
+ * A changed student as a live board's stream sends it: `[lmsUserId, name, version, downloads, times]`. The times are
+ * in {@link STEP_TIME_KEYS} order, the first one taken in epoch milliseconds and the others as milliseconds after it,
+ * `null` for a step not taken, and the nulls at the end left out; the state is left to {@link studentState}; the name
+ * is `null` where the stream sent it before. A class starting sends every board each student several times over, and
+ * the bytes sent are what the boards cost the start (`docs/performance.md`).
  */
 export const studentChangeSchema = z.tuple([
   z.string(),
   z.string().nullable(),
   z.number().int().nonnegative(),
   z.number().int().nonnegative(),
-  z.array(z.number().int().nullable()).length(STEP_TIME_KEYS.length),
+  z.array(z.number().int().nullable()).max(STEP_TIME_KEYS.length),
 ]);
 export type StudentChange = z.infer<typeof studentChangeSchema>;
 
-/** The board's row of a changed student. */
+/** A student's step times (epoch milliseconds, {@link STEP_TIME_KEYS} order) as a changed student carries them. */
+export function encodeStepTimes(times: readonly (number | null)[]): (number | null)[] {
+  let last = times.length - 1;
+  while (last >= 0 && times[last] === null) last -= 1;
+  const first = times.findIndex((time) => time !== null);
+  return times.slice(0, last + 1).map((time, index) => (time === null || index === first ? time : time - times[first]!));
+}
+
+/** The board's row of a changed student; the board knows the name where the change carries none. */
 export function decodeStudentChange([lmsUserId, name, version, downloads, times]: StudentChange): BoardStudent {
+  const first = times.findIndex((time) => time !== null);
   const steps = { downloads } as StudentSteps;
   STEP_TIME_KEYS.forEach((key, index) => {
     const time = times[index];
-    steps[key] = time == null ? null : new Date(time).toISOString();
+    steps[key] = time == null ? null : new Date(index === first ? time : times[first]! + time).toISOString();
   });
   return { lmsUserId, name, ...steps, state: studentState(steps), version };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyBoardChanges, decodeStudentChange, countStates, studentState, STUDENT_STATES, type Board, type BoardStudent, type StudentSteps } from '../src/exam-day.js';
+import { applyBoardChanges, decodeStudentChange, encodeStepTimes, countStates, studentState, STUDENT_STATES, type Board, type BoardStudent, type StudentSteps } from '../src/exam-day.js';
 
 const none: StudentSteps = {
   launchedAt: null,
@@ -82,11 +82,18 @@ describe('applyBoardChanges', () => {
   });
 });
 
-describe('decodeStudentChange', () => {
-  it('gives the board row of a changed student as the stream carries it, its state derived', () => {
-    const at = Date.UTC(2026, 10, 28, 9, 0, 5);
+describe('changed students on the wire', () => {
+  const at = Date.UTC(2026, 10, 28, 9, 0, 5);
+
+  it('carries the first time whole, the others after it, and leaves the nulls at the end out', () => {
+    expect(encodeStepTimes([null, at, at + 1_000, at + 2_000, null, null, null, null, null, null])).toEqual([null, at, 1_000, 2_000]);
+    expect(encodeStepTimes([null, null, null, null, null, null, null, null, null, null])).toEqual([]);
+    expect(encodeStepTimes([at, null, null, null, null, null, null, null, null, at - 5])).toEqual([at, null, null, null, null, null, null, null, null, -5]);
+  });
+
+  it('gives the board row of a changed student, its state derived', () => {
     const times = [at, at, at + 1_000, at + 2_000, null, null, null, null, null, null];
-    expect(decodeStudentChange(['42', 'Ada', 17, 2, times])).toEqual({
+    expect(decodeStudentChange(['42', 'Ada', 17, 2, encodeStepTimes(times)])).toEqual({
       lmsUserId: '42',
       name: 'Ada',
       version: 17,
@@ -97,6 +104,12 @@ describe('decodeStudentChange', () => {
       lastDownloadAt: new Date(at + 1_000).toISOString(),
       provenAt: new Date(at + 2_000).toISOString(),
       state: 'proven-not-released',
+    });
+    const exited = [null, null, null, null, null, at + 9_000, null, null, at, null];
+    expect(decodeStudentChange(['43', null, 3, 0, encodeStepTimes(exited)])).toMatchObject({
+      readmittedAt: new Date(at).toISOString(),
+      exitedAt: new Date(at + 9_000).toISOString(),
+      state: 'exited',
     });
   });
 });

@@ -14,7 +14,13 @@ const COURSE = '101';
 const QUIZ = 'classicquiz_1';
 const NO_READ: LmsRead = { readAt: null, missingScope: null, failure: null };
 
-const change = (lmsUserId: string, version: number, downloads = 1): StudentChange => [lmsUserId, null, version, downloads, Array(10).fill(null)];
+const change = (lmsUserId: string, version: number, downloads = 1, name: string | null = null): StudentChange => [
+  lmsUserId,
+  name,
+  version,
+  downloads,
+  [],
+];
 
 function emptyBoard(): Board {
   return { courseId: COURSE, assessmentId: QUIZ, generatedAt: new Date().toISOString(), counts: countStates([]), students: [] };
@@ -105,6 +111,22 @@ describe('live boards', () => {
       ['8', 4],
     ]);
     await follow.return(undefined);
+  });
+
+  it('sends each student’s name once, and a slow board keeps it through the merge', async () => {
+    const { board, changes, live } = setUp();
+    const fast = live.follow(COURSE, QUIZ, lms);
+    const slow = live.follow(COURSE, QUIZ, lms);
+    await Promise.all([fast.next(), slow.next()]);
+    board.pending = [change('7', 1, 0, 'Ada')];
+    signal(changes);
+    expect(((await fast.next()).value as Extract<BoardEvent, { kind: 'changes' }>).students).toEqual([change('7', 1, 0, 'Ada')]);
+    board.pending = [change('7', 2, 1, 'Ada')];
+    signal(changes);
+    expect(((await fast.next()).value as Extract<BoardEvent, { kind: 'changes' }>).students).toEqual([change('7', 2, 1, null)]);
+    // The slow board's two waiting changes fold into the newest version, with the name the first one carried.
+    expect(((await slow.next()).value as Extract<BoardEvent, { kind: 'changes' }>).students).toEqual([change('7', 2, 1, 'Ada')]);
+    await Promise.all([fast.return(undefined), slow.return(undefined)]);
   });
 
   it('ends every board of a topic whose read failed, and the next board starts anew', async () => {

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import {
   countStates,
+  encodeStepTimes,
   EXAM_DAY_RUNNING_HOURS,
   STEP_TIME_KEYS,
   studentState,
@@ -60,7 +61,8 @@ export function boardStudent(row: Row): BoardStudent {
 
 /** A row as a live board's stream sends it (`StudentChange`), straight from the driver's values. */
 function studentChange(row: Row): StudentChange {
-  return [row.lms_user_id, row.display_name, Number(row.change_seq), Number(row.downloads), STEP_TIME_KEYS.map((key) => epoch(row[TIME_COLUMN[key]]))];
+  const times = STEP_TIME_KEYS.map((key) => epoch(row[TIME_COLUMN[key]]));
+  return [row.lms_user_id, row.display_name, Number(row.change_seq), Number(row.downloads), encodeStepTimes(times)];
 }
 
 export class ExamDayBoard {

@@ -35,6 +35,11 @@ interface Topic {
   changesPending: boolean;
   /** How the LMS reads stood at the last whole board sent (`ExamDayBoard.lmsReads`). */
   lmsReads: string | null;
+  /**
+   * The name sent last for each student, so a change repeats none: a board has each name from its whole board or from
+   * a change since, all read after the change that first carried it.
+   */
+  readonly names: Map<string, string | null>;
   unlisten: () => void;
   lmsTimer: NodeJS.Timeout;
 }
@@ -107,6 +112,7 @@ export class LiveBoards {
         work: Promise.resolve(),
         changesPending: false,
         lmsReads: null,
+        names: new Map(),
         unlisten: () => undefined,
         lmsTimer: setInterval(() => this.schedule(created, () => this.readLms(created)), this.lmsIntervalMs),
       };
@@ -165,6 +171,11 @@ export class LiveBoards {
     const { snapshot, students } = await this.board.changesSince(topic.courseId, topic.contentId, await topic.cursor);
     topic.cursor = Promise.resolve(snapshot);
     if (students.length === 0) return;
+    for (const student of students) {
+      const [lmsUserId, name] = student;
+      if (topic.names.has(lmsUserId) && topic.names.get(lmsUserId) === name) student[1] = null;
+      else topic.names.set(lmsUserId, name);
+    }
     const event: BoardEvent = { kind: 'changes', generatedAt: new Date(this.clock()).toISOString(), students };
     for (const follower of topic.followers) follower.queue.push(event);
   }
@@ -242,11 +253,13 @@ function mergeChanges(
   older: Extract<BoardEvent, { kind: 'changes' }>,
   newer: Extract<BoardEvent, { kind: 'changes' }>,
 ): Extract<BoardEvent, { kind: 'changes' }> {
-  // `[lmsUserId, name, version, …]`: each student's newest version stays.
+  // `[lmsUserId, name, version, …]`: each student's newest version stays, with the name an older one carried (the
+  // stream sends each name once).
   const students = new Map<string, StudentChange>(older.students.map((student) => [student[0], student]));
   for (const student of newer.students) {
     const known = students.get(student[0]);
-    if (known === undefined || known[2] < student[2]) students.set(student[0], student);
+    const [kept, other] = known === undefined || known[2] < student[2] ? [student, known] : [known, student];
+    students.set(student[0], kept[1] === null && other !== undefined && other[1] !== null ? [kept[0], other[1], kept[2], kept[3], kept[4]] : kept);
   }
   return { kind: 'changes', generatedAt: newer.generatedAt, students: [...students.values()] };
 }
