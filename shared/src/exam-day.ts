@@ -160,6 +160,20 @@ export function encodeStepTimes(times: readonly (number | null)[]): (number | nu
   return times.slice(0, last + 1).map((time, index) => (time === null || index === first ? time : time - times[first]!));
 }
 
+/**
+ * Two batches of changed students as one, each student's newest version kept with the name an older one carried (a
+ * stream sends each name once), for a board that takes the changes slower than they come.
+ */
+export function mergeStudentChanges(older: readonly StudentChange[], newer: readonly StudentChange[]): StudentChange[] {
+  const students = new Map<string, StudentChange>(older.map((student) => [student[0], student]));
+  for (const student of newer) {
+    const known = students.get(student[0]);
+    const [kept, other] = known === undefined || known[2] < student[2] ? [student, known] : [known, student];
+    students.set(student[0], kept[1] === null && other !== undefined && other[1] !== null ? [kept[0], other[1], kept[2], kept[3], kept[4]] : kept);
+  }
+  return [...students.values()];
+}
+
 /** The board's row of a changed student; the board knows the name where the change carries none. */
 export function decodeStudentChange([lmsUserId, name, version, downloads, times]: StudentChange): BoardStudent {
   const first = times.findIndex((time) => time !== null);

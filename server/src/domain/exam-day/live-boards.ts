@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BoardEvent, LmsRead, StudentChange } from '@exb/shared/exam-day.js';
+import { mergeStudentChanges, type BoardEvent, type LmsRead } from '@exb/shared/exam-day.js';
 import type { LmsApi } from '../../lms/index.js';
 import type { ExamDayBoard } from './board.js';
 import type { ExamDayChanges } from './changes.js';
@@ -206,8 +206,9 @@ class EventQueue {
 
   push(event: Extract<BoardEvent, { kind: 'changes' }>): void {
     const last = this.pending.at(-1);
-    if (last?.kind === 'changes') this.pending[this.pending.length - 1] = mergeChanges(last, event);
-    else this.pending.push(event);
+    if (last?.kind === 'changes') {
+      this.pending[this.pending.length - 1] = { ...event, students: mergeStudentChanges(last.students, event.students) };
+    } else this.pending.push(event);
     this.wake?.();
   }
 
@@ -247,19 +248,4 @@ class EventQueue {
       this.wake = null;
     }
   }
-}
-
-function mergeChanges(
-  older: Extract<BoardEvent, { kind: 'changes' }>,
-  newer: Extract<BoardEvent, { kind: 'changes' }>,
-): Extract<BoardEvent, { kind: 'changes' }> {
-  // `[lmsUserId, name, version, …]`: each student's newest version stays, with the name an older one carried (the
-  // stream sends each name once).
-  const students = new Map<string, StudentChange>(older.students.map((student) => [student[0], student]));
-  for (const student of newer.students) {
-    const known = students.get(student[0]);
-    const [kept, other] = known === undefined || known[2] < student[2] ? [student, known] : [known, student];
-    students.set(student[0], kept[1] === null && other !== undefined && other[1] !== null ? [kept[0], other[1], kept[2], kept[3], kept[4]] : kept);
-  }
-  return { kind: 'changes', generatedAt: newer.generatedAt, students: [...students.values()] };
 }
